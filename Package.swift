@@ -1,0 +1,83 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "vinylogue-bot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "vinylogue-bot", targets: ["vinylogue-bot"]),
+        .library(name: "LastFM", targets: ["LastFM"]),
+        .library(name: "Telegram", targets: ["Telegram"]),
+        .library(name: "Throwback", targets: ["Throwback"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", exact: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", exact: "1.1.4"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    ],
+    targets: [
+        // Shared plumbing for both API clients: the HTTP transport port, backoff, token buckets, redaction.
+        .target(
+            name: "Networking",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "LastFM",
+            dependencies: ["Networking", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "Telegram",
+            dependencies: ["Networking", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "Throwback",
+            dependencies: [
+                "LastFM",
+                "Telegram",
+                "Networking",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .executableTarget(
+            name: "vinylogue-bot",
+            dependencies: [
+                "Throwback",
+                "LastFM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTP fakes of Last.fm and Telegram on 127.0.0.1, shared by the test targets.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Networking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Clocks", package: "swift-clocks"),
+            ],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "NetworkingTests", dependencies: [
+            "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
+        .testTarget(name: "LastFMTests", dependencies: [
+            "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
+        .testTarget(name: "ThrowbackTests", dependencies: [
+            "Throwback", "LastFM", .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "Configuration", package: "swift-configuration"),
+        ]),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "Throwback", "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

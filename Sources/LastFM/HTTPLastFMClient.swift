@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import Networking
+
+/// The Last.fm client that talks HTTP: it builds URLs, maps errors and decodes answers.
+public struct HTTPLastFMClient: LastFMClient {
+    /// Last.fm's own API root.
+    public static let defaultBaseURL = URL(string: "https://ws.audioscrobbler.com/2.0/")!
+
+    private let transport: any HTTPTransport
+    private let baseURL: URL
+    private let apiKey: String
+    private let logger: Logger
+    private let redactor: SecretRedactor
+
+    /// - Parameters:
+    ///   - baseURL: `LASTFM_API_URL`; any Last.fm-compatible root, such as Libre.fm's.
+    ///   - apiKey: `LASTFM_API_KEY`. It is sent in the query and never logged.
+    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: String, logger: Logger = Logger(label: "lastfm")) {
+        self.transport = transport
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.logger = logger
+        self.redactor = SecretRedactor(secrets: [apiKey])
+    }
+
+    public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
+        let request = HTTPRequest(url: url(for: call), headers: ["User-Agent": "vinylogue-bot"], timeout: .seconds(20))
+        logger.debug("Last.fm request", metadata: ["method": "\(call.method)", "user": "\(call.user ?? "-")"])
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as TransportError {
+            logger.warning("Last.fm unreachable", metadata: ["method": "\(call.method)", "error": "\(redactor.redact(error.description))"])
+            throw LastFMError.transport(redactor.redact(error.description))
+        }
+        do {
+            return try Self.interpret(response, for: call)
+        } catch let error as LastFMError {
+            // A missing user is an answer, not an incident; failures of the service are.
+            logger.log(
+                level: error.isServiceFailure ? .warning : .debug, "Last.fm error",
+                metadata: ["method": "\(call.method)", "error": "\(redactor.redact(String(describing: error)))"]
+            )
+            throw error
+        }
+    }
+
+    func url(for call: LastFMCall<some Any>) -> URL {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        var items = components.queryItems ?? []
+        items.append(URLQueryItem(name: "method", value: call.method))
+        items += call.parameters.map { URLQueryItem(name: $0.name, value: $0.value) }
+        items.append(URLQueryItem(name: "api_key", value: apiKey))
+        items.append(URLQueryItem(name: "format", value: "json"))
+        components.queryItems = items
+        // URLComponents leaves `+` alone, but Last.fm reads it as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url!
+    }
+
+    /// Turns a status and body into a value or a typed error. Error JSON wins over the status,
+    /// because Last.fm sends it with 200 as often as with 4xx or 5xx.
+    static func interpret<Response>(_ response: HTTPResponse, for call: LastFMCall<Response>) throws -> Response {
+        if let error = try? JSONDecoder().decode(ErrorBody.self, from: response.body) {
+            throw LastFMError.from(code: error.code, message: error.message, user: call.user)
+        }
+        switch response.status {
+        case 200..<300:
+            do {
+                return try call.decode(response.body)
+            } catch {
+                throw LastFMError.undecodable("\(call.method): \(Self.describe(error))")
+            }
+        case 500...:
+            throw LastFMError.temporarilyUnavailable("HTTP \(response.status)")
+        default:
+            throw LastFMError.rejected(code: response.status, message: "HTTP \(response.status)")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "unexpected value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.dataCorrupted: "not JSON"
+        default: "unreadable"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One typed Last.fm API call: the method, its parameters, how to decode it, and how long
+/// its answer stays true. Adaptors (retry, rate limit, cache) work on calls, not methods.
+public struct LastFMCall<Response: Codable & Sendable>: Sendable {
+    /// The API method, e.g. `user.getweeklychartlist`.
+    public let method: String
+    /// Parameters other than `method`, `api_key` and `format`, in a stable order.
+    public let parameters: [(name: String, value: String)]
+    public let cachePolicy: LastFMCachePolicy
+    let decodeBody: @Sendable (Data) throws -> Response
+
+    init<Body: Decodable & Sendable>(
+        method: String,
+        parameters: [(String, String)],
+        cachePolicy: LastFMCachePolicy,
+        body: Body.Type,
+        transform: @escaping @Sendable (Body) -> Response
+    ) {
+        self.method = method
+        self.parameters = parameters.map { (name: $0.0, value: $0.1) }
+        self.cachePolicy = cachePolicy
+        self.decodeBody = { data in transform(try JSONDecoder().decode(Body.self, from: data)) }
+    }
+
+    /// The `user` parameter, if the call has one.
+    public var user: String? {
+        parameters.first { $0.name == "user" }?.value
+    }
+
+    /// A key that identifies the answer. Last.fm names are case-insensitive, so values are lowercased.
+    public var cacheKey: String {
+        ([method] + parameters.map { "\($0.name)=\($0.value.lowercased())" }).joined(separator: "|")
+    }
+
+    /// Decodes a successful response body.
+    public func decode(_ data: Data) throws -> Response {
+        try decodeBody(data)
+    }
+}
+
+/// How long an answer can be reused.
+public enum LastFMCachePolicy: Sendable, Equatable {
+    /// Never cached.
+    case none
+    /// Cached until the next weekly boundary (Sunday 12:00 UTC), when a new chart week appears.
+    case untilNextWeek
+    /// A chart for the week ending at `weekEnd`: forever once that week is over.
+    case chartWeek(endingAt: Date)
+    /// Cached for a fixed time.
+    case duration(Duration)
+}
+
+extension LastFMCall {
+    /// `user.getInfo`: validates a name and returns Last.fm's spelling of it.
+    public static func userInfo(_ user: String) -> LastFMCall<LastFMUser> {
+        .init(method: "user.getinfo", parameters: [("user", user)], cachePolicy: .duration(.seconds(3600)),
+              body: UserInfoBody.self) { $0.user }
+    }
+
+    /// `user.getWeeklyChartList`: every weekly range the user has, oldest first.
+    public static func weeklyChartList(user: String) -> LastFMCall<[WeeklyChartRange]> {
+        .init(method: "user.getweeklychartlist", parameters: [("user", user)], cachePolicy: .untilNextWeek,
+              body: ChartListBody.self) { $0.ranges }
+    }
+
+    /// `user.getWeeklyAlbumChart` for one range, albums by rank.
+    public static func weeklyAlbumChart(user: String, range: WeeklyChartRange) -> LastFMCall<WeeklyAlbumChart> {
+        .init(method: "user.getweeklyalbumchart",
+              parameters: [("user", user), ("from", String(range.fromUnix)), ("to", String(range.toUnix))],
+              cachePolicy: .chartWeek(endingAt: range.to),
+              body: AlbumChartBody.self) { body in
+            WeeklyAlbumChart(user: body.user ?? user, range: range, albums: body.albums)
+        }
+    }
+
+    /// `user.getFriends`, one page.
+    public static func friends(user: String, page: Int = 1, limit: Int = 50) -> LastFMCall<FriendsPage> {
+        .init(method: "user.getfriends",
+              parameters: [("user", user), ("page", String(page)), ("limit", String(limit))],
+              cachePolicy: .none, body: FriendsBody.self) { $0.page }
+    }
+
+    /// `album.getInfo`, for the cover image.
+    public static func albumInfo(artist: String, album: String) -> LastFMCall<AlbumInfo> {
+        .init(method: "album.getinfo", parameters: [("artist", artist), ("album", album)],
+              cachePolicy: .duration(.seconds(7 * 24 * 3600)), body: AlbumInfoBody.self) { $0.info }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// One HTTP request, as the API clients describe it to a transport.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+    /// How long the whole exchange may take before it fails as a transport error.
+    public var timeout: Duration
+
+    public init(
+        method: String = "GET",
+        url: URL,
+        headers: [String: String] = [:],
+        body: Data? = nil,
+        timeout: Duration = .seconds(30)
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// The status and body of an HTTP response. Headers are not needed by either API.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// The request failed before an HTTP response arrived: DNS, connect, TLS, timeout, reset.
+///
+/// The description never contains the request URL, because Telegram URLs carry the bot token.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The smallest port between the API clients and the network, so tests can inject faults.
+///
+/// Implementations throw `TransportError` for failures below HTTP and `CancellationError`
+/// when the calling task is cancelled. Any HTTP status, 5xx included, is a response.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

@@ -1,0 +1,131 @@
+import Configuration
+import Foundation
+import Logging
+
+/// The configuration contract: every key of `.env.example`, read from the environment and
+/// from `.env` in the working directory (the real environment wins). Secrets are marked so
+/// that swift-configuration redacts them in its own output.
+public struct BotConfiguration: Sendable {
+    public var telegramToken: String?
+    public var telegramAPIURL: URL
+    public var lastFMAPIKey: String?
+    public var lastFMAPIURL: URL
+    public var databasePath: String
+    public var adminUserIDs: [Int64]
+    public var throwbackChatID: Int64?
+    public var schedule: WeeklySchedule
+    public var timeZone: TimeZone
+    public var pollTimeout: Int
+    public var logLevel: Logger.Level
+
+    /// The keys whose values are secret.
+    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY"]
+
+    /// Reads the environment, then `.env` in the working directory if it exists.
+    public static func load() async throws -> BotConfiguration {
+        let secrets = SecretsSpecifier<String, String>.specific(secretKeys)
+        let reader = ConfigReader(providers: [
+            EnvironmentVariablesProvider(secretsSpecifier: secrets),
+            try await EnvironmentVariablesProvider(
+                environmentFilePath: ".env", allowMissing: true, secretsSpecifier: secrets
+            ),
+        ])
+        return try BotConfiguration(reader: reader)
+    }
+
+    /// Reads and validates every key from `reader`.
+    public init(reader: ConfigReader) throws {
+        func text(_ key: String) -> String? {
+            let value = reader.string(forKey: ConfigKey(key), isSecret: Self.secretKeys.contains(Self.envName(key)))?
+                .trimmingCharacters(in: .whitespaces)
+            return value?.isEmpty == false ? value : nil
+        }
+        func url(_ key: String, default fallback: String) throws -> URL {
+            let raw = text(key) ?? fallback
+            guard let url = URL(string: raw), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw ConfigurationError.invalid(key: Self.envName(key), value: raw, expected: "an http(s) URL")
+            }
+            return url
+        }
+        func integer(_ key: String) throws -> Int64? {
+            guard let raw = text(key) else { return nil }
+            guard let value = Int64(raw) else {
+                throw ConfigurationError.invalid(key: Self.envName(key), value: raw, expected: "a whole number")
+            }
+            return value
+        }
+
+        telegramToken = text("telegram.bot.token")
+        telegramAPIURL = try url("telegram.api.url", default: "https://api.telegram.org")
+        lastFMAPIKey = text("lastfm.api.key")
+        lastFMAPIURL = try url("lastfm.api.url", default: "https://ws.audioscrobbler.com/2.0/")
+        databasePath = text("database.path") ?? "vinylogue.sqlite"
+        adminUserIDs = try (text("admin.user.ids") ?? "").split(separator: ",").map {
+            let id = $0.trimmingCharacters(in: .whitespaces)
+            guard let value = Int64(id) else {
+                throw ConfigurationError.invalid(key: "ADMIN_USER_IDS", value: id, expected: "comma-separated Telegram user ids")
+            }
+            return value
+        }
+        throwbackChatID = try integer("throwback.chat.id")
+        let scheduleText = text("throwback.schedule") ?? "mon 09:00"
+        guard let schedule = WeeklySchedule(scheduleText) else {
+            throw ConfigurationError.invalid(key: "THROWBACK_SCHEDULE", value: scheduleText, expected: "a weekday and time such as “mon 09:00”")
+        }
+        self.schedule = schedule
+        let zoneName = text("throwback.timezone") ?? "UTC"
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw ConfigurationError.invalid(key: "THROWBACK_TIMEZONE", value: zoneName, expected: "an IANA time zone such as Europe/Berlin")
+        }
+        timeZone = zone
+        let timeout = try integer("poll.timeout") ?? 50
+        guard (1...600).contains(timeout) else {
+            throw ConfigurationError.invalid(key: "POLL_TIMEOUT", value: "\(timeout)", expected: "seconds between 1 and 600")
+        }
+        pollTimeout = Int(timeout)
+        let levelName = (text("log.level") ?? "info").lowercased()
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ConfigurationError.invalid(key: "LOG_LEVEL", value: levelName, expected: "trace, debug, info, notice, warning, error or critical")
+        }
+        logLevel = level
+    }
+
+    /// The Last.fm key, or an error that says how to set it.
+    public func requireLastFMKey() throws -> String {
+        guard let key = lastFMAPIKey else {
+            throw ConfigurationError.missing(
+                key: "LASTFM_API_KEY",
+                hint: "get one at https://www.last.fm/api/account/create, or try `vinylogue-bot console --demo`"
+            )
+        }
+        return key
+    }
+
+    /// The bot token, or an error that says how to set it.
+    public func requireTelegramToken() throws -> String {
+        guard let token = telegramToken else {
+            throw ConfigurationError.missing(key: "TELEGRAM_BOT_TOKEN", hint: "create a bot with @BotFather and paste its token")
+        }
+        return token
+    }
+
+    /// `telegram.bot.token` → `TELEGRAM_BOT_TOKEN`, the name the environment provider looks up.
+    static func envName(_ key: String) -> String {
+        key.replacingOccurrences(of: ".", with: "_").uppercased()
+    }
+}
+
+/// A configuration value that is missing or malformed. Its description is one line for the operator.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case missing(key: String, hint: String)
+    case invalid(key: String, value: String, expected: String)
+
+    public var description: String {
+        switch self {
+        case let .missing(key, hint):
+            "\(key) is not set: set it in the environment or in .env (see .env.example); \(hint)."
+        case let .invalid(key, value, expected):
+            "\(key)=“\(value)” is not valid: expected \(expected)."
+        }
+    }
+}

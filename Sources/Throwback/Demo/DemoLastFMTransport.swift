@@ -1,0 +1,63 @@
+import Foundation
+import LastFM
+import Networking
+
+/// An offline stand-in for the Last.fm API: it answers the same URLs with the same JSON,
+/// quirks included (numbers as strings, `#text`, a single album as a bare object), from
+/// `DemoListeningData`. The real client and its decoding run unchanged on top of it.
+public struct DemoLastFMTransport: HTTPTransport {
+    private let data: DemoListeningData
+    private let now: @Sendable () -> Date
+
+    public init(data: DemoListeningData = DemoListeningData(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.data = data
+        self.now = now
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let query = Dictionary(
+            (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let method = query["method"]?.lowercased() ?? ""
+        if method == "album.getinfo" {
+            return json(["album": ["name": query["album"] ?? "", "artist": query["artist"] ?? "", "image": ""]])
+        }
+        guard let listener = data.listener(query["user"] ?? "") else {
+            return json(["error": 6, "message": "User not found"])
+        }
+        switch method {
+        case "user.getinfo":
+            return json(["user": [
+                "name": listener.name, "realname": listener.realName, "playcount": "\(listener.favourites.count * 1000)",
+                "registered": ["unixtime": "\(Int(listener.since.timeIntervalSince1970))"],
+            ]])
+        case "user.getweeklychartlist":
+            let charts = data.chartList(for: listener, now: now()).map {
+                ["#text": "", "from": "\($0.fromUnix)", "to": "\($0.toUnix)"]
+            }
+            return json(["weeklychartlist": ["chart": charts, "@attr": ["user": listener.name]]])
+        case "user.getweeklyalbumchart":
+            guard let from = Int(query["from"] ?? ""), let to = Int(query["to"] ?? "") else {
+                return json(["error": 6, "message": "Invalid parameters"])
+            }
+            let albums: [[String: Any]] = data.albums(for: listener, weekStart: Date(timeIntervalSince1970: TimeInterval(from))).map {
+                ["artist": ["#text": $0.artist, "mbid": ""], "name": $0.name, "mbid": "",
+                 "playcount": "\($0.playCount)", "@attr": ["rank": "\($0.rank)"], "url": ""]
+            }
+            var chart: [String: Any] = ["@attr": ["user": listener.name, "from": "\(from)", "to": "\(to)"]]
+            // Last.fm's quirks: one album arrives as a bare object, none as no key at all.
+            if albums.count == 1 { chart["album"] = albums[0] } else if !albums.isEmpty { chart["album"] = albums }
+            return json(["weeklyalbumchart": chart])
+        case "user.getfriends":
+            let friends = listener.friends.map { ["name": $0, "realname": $0.capitalized] }
+            return json(["friends": ["user": friends, "@attr": ["user": listener.name, "page": "1", "totalPages": "1"]]])
+        default:
+            return json(["error": 3, "message": "Invalid Method - No method with that name in this package"])
+        }
+    }
+
+    private func json(_ object: [String: Any]) -> HTTPResponse {
+        HTTPResponse(status: 200, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+    }
+}

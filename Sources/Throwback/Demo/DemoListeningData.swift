@@ -1,0 +1,107 @@
+import Foundation
+import LastFM
+
+/// Deterministic sample listening histories for a few demo users, computed week by week
+/// from a seeded generator, so the demo works offline and looks the same every run.
+public struct DemoListeningData: Sendable {
+    struct Listener: Sendable {
+        var name: String
+        var realName: String
+        var since: Date
+        var favourites: [DemoCatalogue.Album]
+        var friends: [String]
+    }
+
+    let listeners: [Listener]
+
+    public init() {
+        listeners = [
+            Listener(name: "alice", realName: "Alice", since: Self.date(2011, 3, 14),
+                     favourites: DemoCatalogue.indie + DemoCatalogue.electronic, friends: ["bob", "carol", "dave"]),
+            Listener(name: "bob", realName: "Bob", since: Self.date(2015, 9, 2),
+                     favourites: DemoCatalogue.hipHopAndSoul + DemoCatalogue.jazz, friends: ["alice", "carol"]),
+            Listener(name: "carol", realName: "Carol", since: Self.date(2018, 1, 20),
+                     favourites: DemoCatalogue.rockAndClassics + DemoCatalogue.indie, friends: ["alice", "bob"]),
+            Listener(name: "dave", realName: "Dave", since: Self.date(2024, 6, 1),
+                     favourites: DemoCatalogue.electronic + DemoCatalogue.jazz, friends: ["alice"]),
+        ]
+    }
+
+    /// The names of the demo users.
+    public var userNames: [String] { listeners.map(\.name) }
+
+    func listener(_ name: String) -> Listener? {
+        listeners.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// Every completed week from the listener's first scrobble until `now`.
+    func chartList(for listener: Listener, now: Date) -> [WeeklyChartRange] {
+        var ranges: [WeeklyChartRange] = []
+        var start = LastFMWeek.start(of: listener.since)
+        while start.addingTimeInterval(LastFMWeek.length) <= now {
+            let end = start.addingTimeInterval(LastFMWeek.length)
+            ranges.append(WeeklyChartRange(from: start, to: end))
+            start = end
+        }
+        return ranges
+    }
+
+    /// The albums a listener played in the week starting at `weekStart`, most played first.
+    func albums(for listener: Listener, weekStart: Date) -> [ChartAlbum] {
+        guard weekStart >= LastFMWeek.start(of: listener.since) else { return [] }
+        var random = SeededRandom(seed: "\(listener.name)|\(Int(weekStart.timeIntervalSince1970))")
+        // Roughly one week in nine is silent: holidays, a broken scrobbler.
+        if random.next(upTo: 9) == 0 { return [] }
+        let count = random.next(upTo: 20) == 0 ? 1 : 3 + random.next(upTo: 12)
+        var picked: [DemoCatalogue.Album] = []
+        while picked.count < count {
+            let pool = random.next(upTo: 10) < 7 ? listener.favourites : DemoCatalogue.all
+            let album = pool[random.next(upTo: pool.count)]
+            if !picked.contains(where: { $0.name == album.name && $0.artist == album.artist }) {
+                picked.append(album)
+            }
+        }
+        // A few heavy rotations and a long tail of single plays.
+        let plays = picked.map { _ in
+            let x = Double(random.next(upTo: 1000)) / 1000
+            return max(1, Int(x * x * x * 60))
+        }.sorted(by: >)
+        return zip(picked, plays).enumerated().map { index, pair in
+            ChartAlbum(artist: pair.0.artist, name: pair.0.name, playCount: pair.1, rank: index + 1)
+        }
+    }
+
+    private static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+    }
+}
+
+/// SplitMix64 seeded from a string with FNV-1a: stable across runs and platforms,
+/// unlike `Hasher`, which is seeded per process.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in seed.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0100_0000_01b3
+        }
+        state = hash
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound`.
+    mutating func next(upTo bound: Int) -> Int {
+        Int(next() % UInt64(max(bound, 1)))
+    }
+}

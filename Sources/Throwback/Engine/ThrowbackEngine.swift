@@ -1,0 +1,70 @@
+import Foundation
+import LastFM
+
+/// The data flow of the original app: now and N years → target date → the chart range that
+/// contains it → that week's album chart → filtered by the play count → a summary.
+///
+/// A cold throwback costs two Last.fm calls (chart list, album chart); a cached client makes
+/// a warm one cost none.
+public struct ThrowbackEngine: Sendable {
+    /// Years a throwback may reach back. Last.fm began in 2002; anything past this is a typo.
+    public static let yearRange = 1...50
+
+    private let lastFM: any LastFMClient
+    private let now: @Sendable () -> Date
+
+    public init(lastFM: any LastFMClient, now: @escaping @Sendable () -> Date = Date.init) {
+        self.lastFM = lastFM
+        self.now = now
+    }
+
+    /// The throwback of `user` for the week `yearsAgo` years back.
+    ///
+    /// - Throws: `ThrowbackError.yearsOutOfRange`, `LastFMError`, or `CancellationError`.
+    public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int = 1) async throws -> ThrowbackOutcome {
+        guard Self.yearRange.contains(yearsAgo) else { throw ThrowbackError.yearsOutOfRange(yearsAgo) }
+        let now = now()
+        let finder = WeekFinder(ranges: try await lastFM.weeklyChartList(user: user))
+        let range: WeeklyChartRange
+        switch finder.week(yearsAgo: yearsAgo, now: now) {
+        case .found(let found):
+            range = found
+        case .noHistory:
+            return .noHistory(user: user)
+        case .beforeHistory(let first):
+            return .beforeHistory(
+                user: user, yearsAgo: yearsAgo, historyStart: first.from,
+                earliestYearsAgo: finder.earliestYearsAgo(now: now)
+            )
+        case .gap, .afterHistory:
+            // No range means no scrobbles: show the Last.fm week that holds the date, empty.
+            let start = LastFMWeek.start(of: WeekFinder.date(yearsBefore: now, years: yearsAgo))
+            let empty = WeeklyAlbumChart(user: user, range: WeeklyChartRange(from: start, to: start.addingTimeInterval(LastFMWeek.length)), albums: [])
+            return .chart(summary(of: empty, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, finder: finder, now: now))
+        }
+        let chart = try await lastFM.weeklyAlbumChart(user: user, range: range)
+        return .chart(summary(of: chart, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, finder: finder, now: now))
+    }
+
+    private func summary(
+        of chart: WeeklyAlbumChart, yearsAgo: Int, minimumPlayCount: Int, finder: WeekFinder, now: Date
+    ) -> ChartSummary {
+        ChartSummary(
+            chart: chart, yearsAgo: yearsAgo, minimumPlayCount: max(1, minimumPlayCount),
+            canGoBack: finder.canMoveBackOneYear(from: yearsAgo, now: now),
+            canGoForward: finder.canMoveForwardOneYear(from: yearsAgo, now: now)
+        )
+    }
+}
+
+/// Requests the engine refuses before asking Last.fm.
+public enum ThrowbackError: Error, Sendable, Equatable {
+    case yearsOutOfRange(Int)
+
+    public var userMessage: String {
+        switch self {
+        case .yearsOutOfRange(let years):
+            "\(years) years is out of range: pick 1 to \(ThrowbackEngine.yearRange.upperBound) years."
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import LastFM
+
+/// Words for a chart week: "17–24 Nov 2023", "27 Oct – 3 Nov 2023", "29 Dec 2023 – 5 Jan 2024".
+public enum WeekDescription {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// The days of a range. Weeks end on a Sunday at noon, so `to` is the last day shown.
+    public static func days(of range: WeeklyChartRange) -> String {
+        let start = utc.dateComponents([.year, .month, .day], from: range.from)
+        let end = utc.dateComponents([.year, .month, .day], from: range.to)
+        let (d1, m1, y1) = (start.day!, months[start.month! - 1], start.year!)
+        let (d2, m2, y2) = (end.day!, months[end.month! - 1], end.year!)
+        if y1 != y2 { return "\(d1) \(m1) \(y1) – \(d2) \(m2) \(y2)" }
+        if m1 != m2 { return "\(d1) \(m1) – \(d2) \(m2) \(y2)" }
+        return "\(d1)–\(d2) \(m2) \(y2)"
+    }
+
+    /// "week of 17–24 Nov 2023, 3 years ago".
+    public static func week(_ range: WeeklyChartRange, yearsAgo: Int) -> String {
+        "week of \(days(of: range)), \(yearsAgoPhrase(yearsAgo))"
+    }
+
+    /// "1 year ago", "3 years ago".
+    public static func yearsAgoPhrase(_ years: Int) -> String {
+        "\(count(years, "year")) ago"
+    }
+
+    /// A day in words: "3 Mar 2019".
+    public static func day(_ date: Date) -> String {
+        let parts = utc.dateComponents([.year, .month, .day], from: date)
+        return "\(parts.day!) \(months[parts.month! - 1]) \(parts.year!)"
+    }
+
+    /// "1 play", "2 plays".
+    public static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Throwback
+
+/// `vinylogue-bot throwback <user> [years]`: print one summary and exit.
+struct ThrowbackCLICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "throwback",
+        abstract: "Print one user's throwback and exit."
+    )
+
+    @Argument(help: "A Last.fm username.")
+    var user: String
+
+    @Argument(help: "How many years back (1–\(ThrowbackEngine.yearRange.upperBound)).")
+    var years = 1
+
+    @Option(name: .customLong("min-plays"), help: "Hide albums with fewer plays than this.")
+    var minimumPlays = 1
+
+    @Flag(help: "Use built-in offline sample listening data instead of Last.fm.")
+    var demo = false
+
+    func validate() throws {
+        guard LastFMName.isValid(user) else {
+            throw ValidationError("“\(user)” is not a Last.fm username (2–15 letters, digits, _ or -, starting with a letter).")
+        }
+        guard ThrowbackEngine.yearRange.contains(years) else {
+            throw ValidationError(ThrowbackError.yearsOutOfRange(years).userMessage)
+        }
+    }
+
+    func run() async throws {
+        let environment = try await Environment.load()
+        let responder = CommandResponder(engine: ThrowbackEngine(lastFM: try environment.lastFMClient(demo: demo)))
+        let reply = await responder.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
+        print(reply.rendered(with: .plain))
+        if case .text = reply { throw ExitCode.failure }
+    }
+}

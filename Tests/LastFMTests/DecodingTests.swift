@@ -1,0 +1,162 @@
+import Foundation
+import LastFM
+import Testing
+import TestSupport
+
+/// Feeds recorded-style Last.fm answers through the real client.
+private func client(_ steps: [ScriptedTransport.Step]) -> (HTTPLastFMClient, ScriptedTransport) {
+    let transport = ScriptedTransport(steps)
+    return (HTTPLastFMClient(transport: transport, baseURL: URL(string: "http://fake/2.0/")!, apiKey: "k"), transport)
+}
+
+private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_000)
+
+@Suite struct DecodingTests {
+    @Test func numbersAsStringsTextNodesAndRankAttributes() async throws {
+        let (lastFM, _) = client([.respond(status: 200, body: """
+        {"weeklyalbumchart":{"album":[
+          {"artist":{"mbid":"","#text":"Sigur Rós"},"name":"Ágætis byrjun","playcount":"12","@attr":{"rank":"1"},"url":"https://www.last.fm/music/x"},
+          {"artist":{"#text":"Björk"},"name":"Homogenic","playcount":7,"@attr":{"rank":2}}
+        ],"@attr":{"user":"RJ","from":"1700395200","to":"1701000000"}}}
+        """)])
+        let chart = try await lastFM.weeklyAlbumChart(user: "rj", range: week)
+        #expect(chart.user == "RJ")
+        #expect(chart.albums == [
+            ChartAlbum(artist: "Sigur Rós", name: "Ágætis byrjun", playCount: 12, rank: 1, url: URL(string: "https://www.last.fm/music/x")),
+            ChartAlbum(artist: "Björk", name: "Homogenic", playCount: 7, rank: 2),
+        ])
+    }
+
+    @Test func aSingleAlbumArrivesAsABareObject() async throws {
+        let (lastFM, _) = client([.respond(status: 200, body: """
+        {"weeklyalbumchart":{"album":{"artist":{"#text":"Low"},"name":"Things We Lost in the Fire","playcount":"3","@attr":{"rank":"1"}},
+         "@attr":{"user":"rj","from":"1700395200","to":"1701000000"}}}
+        """)])
+        let chart = try await lastFM.weeklyAlbumChart(user: "rj", range: week)
+        #expect(chart.albums.map(\.name) == ["Things We Lost in the Fire"])
+        #expect(chart.albums.first?.playCount == 3)
+    }
+
+    @Test(arguments: [
+        #"{"weeklyalbumchart":{"@attr":{"user":"rj","from":"1","to":"2"}}}"#,
+        #"{"weeklyalbumchart":{"album":[],"@attr":{"user":"rj"}}}"#,
+        #"{"weeklyalbumchart":{"album":"","@attr":{"user":"rj"}}}"#,
+        #"{"weeklyalbumchart":""}"#,
+    ])
+    func anEmptyWeekInEveryShape(body: String) async throws {
+        let (lastFM, _) = client([.respond(status: 200, body: body)])
+        let chart = try await lastFM.weeklyAlbumChart(user: "rj", range: week)
+        #expect(chart.albums.isEmpty)
+    }
+
+    @Test func chartListSortsAndSkipsBrokenRanges() async throws {
+        let (lastFM, _) = client([.respond(status: 200, body: """
+        {"weeklychartlist":{"chart":[{"#text":"","from":"300","to":"400"},{"#text":"","from":"100","to":"200"},{"from":"x","to":"1"}],"@attr":{"user":"rj"}}}
+        """)])
+        let ranges = try await lastFM.weeklyChartList(user: "rj")
+        #expect(ranges == [WeeklyChartRange(fromUnix: 100, toUnix: 200), WeeklyChartRange(fromUnix: 300, toUnix: 400)])
+    }
+
+    @Test func aChartListWithOneRangeOrNone() async throws {
+        let (lastFM, _) = client([
+            .respond(status: 200, body: ##"{"weeklychartlist":{"chart":{"#text":"","from":"100","to":"200"},"@attr":{"user":"rj"}}}"##),
+            .respond(status: 200, body: #"{"weeklychartlist":{"@attr":{"user":"rj"}}}"#),
+            .respond(status: 200, body: #"{"weeklychartlist":""}"#),
+        ])
+        #expect(try await lastFM.weeklyChartList(user: "rj").count == 1)
+        #expect(try await lastFM.weeklyChartList(user: "rj").isEmpty)
+        #expect(try await lastFM.weeklyChartList(user: "rj").isEmpty)
+    }
+
+    @Test func userInfoGivesTheCanonicalSpelling() async throws {
+        let (lastFM, transport) = client([.respond(status: 200, body: """
+        {"user":{"name":"RJ","realname":"Richard Jones","playcount":"150316","registered":{"unixtime":"1037793040","#text":1037793040}}}
+        """)])
+        let user = try await lastFM.userInfo("rj")
+        #expect(user == LastFMUser(name: "RJ", realName: "Richard Jones", playCount: 150_316, registered: Date(timeIntervalSince1970: 1_037_793_040)))
+        let query = transport.requests.first?.url.query ?? ""
+        #expect(query.contains("method=user.getinfo"))
+        #expect(query.contains("user=rj"))
+        #expect(query.contains("format=json"))
+    }
+
+    @Test func friendsPagesAndAlbumCovers() async throws {
+        let (lastFM, _) = client([
+            .respond(status: 200, body: #"{"friends":{"user":[{"name":"eartle","realname":""},{"name":"Russ"}],"@attr":{"page":"1","totalPages":"2"}}}"#),
+            .respond(status: 200, body: #"{"friends":{"user":{"name":"lobsterclaw"},"@attr":{"page":"2","totalPages":"2"}}}"#),
+            .respond(status: 200, body: """
+            {"album":{"name":"Believe","artist":"Cher","image":[{"#text":"https://i/s.png","size":"small"},{"#text":"https://i/xl.png","size":"extralarge"},{"#text":"","size":"mega"}]}}
+            """),
+        ])
+        let friends = try await lastFM.allFriends(user: "rj")
+        #expect(friends.map(\.name) == ["eartle", "Russ", "lobsterclaw"])
+        #expect(friends.first?.realName == nil)
+        let info = try await lastFM.albumInfo(artist: "Cher", album: "Believe")
+        #expect(info.coverURL == URL(string: "https://i/xl.png"))
+    }
+
+    @Test func specialCharactersInParametersAreEncoded() async throws {
+        let (lastFM, transport) = client([.respond(status: 200, body: #"{"album":{"name":"A+B","artist":"C&D"}}"#)])
+        _ = try await lastFM.albumInfo(artist: "C&D", album: "A+B")
+        let query = transport.requests.first?.url.query ?? ""
+        #expect(query.contains("artist=C%26D"))
+        #expect(query.contains("album=A%2BB"))
+    }
+}
+
+@Suite struct ErrorMappingTests {
+    @Test(arguments: [
+        (200, #"{"error":6,"message":"User not found"}"#, LastFMError.userNotFound("ghost")),
+        (404, #"{"error":"6","message":"User not found"}"#, LastFMError.userNotFound("ghost")),
+        (403, #"{"error":10,"message":"Invalid API key"}"#, LastFMError.invalidKey),
+        (200, #"{"error":26,"message":"Suspended API key"}"#, LastFMError.invalidKey),
+        (429, #"{"error":29,"message":"Rate limit exceeded"}"#, LastFMError.rateLimited),
+        (200, #"{"error":16,"message":"Temporary"}"#, LastFMError.temporarilyUnavailable("error 16: Temporary")),
+        (503, #"{"error":11,"message":"Offline"}"#, LastFMError.temporarilyUnavailable("error 11: Offline")),
+        (502, "<html><body>Bad Gateway</body></html>", LastFMError.temporarilyUnavailable("HTTP 502")),
+        (404, "Not Found", LastFMError.rejected(code: 404, message: "HTTP 404")),
+    ])
+    func errorsAreTyped(status: Int, body: String, expected: LastFMError) async {
+        let (lastFM, _) = client([.respond(status: status, body: body)])
+        await #expect(throws: expected) { try await lastFM.weeklyChartList(user: "ghost") }
+    }
+
+    @Test func garbageWithStatus200IsUndecodable() async {
+        let (lastFM, _) = client([.respond(status: 200, body: "<!doctype html>oops")])
+        await #expect {
+            try await lastFM.weeklyChartList(user: "rj")
+        } throws: { error in
+            guard case .undecodable = error as? LastFMError else { return false }
+            return true
+        }
+    }
+
+    @Test func transportFailuresAreTyped() async {
+        let (lastFM, _) = client([.fail("connection refused")])
+        await #expect(throws: LastFMError.transport("connection refused")) { try await lastFM.weeklyChartList(user: "rj") }
+    }
+
+    @Test func everyErrorHasAUserMessage() {
+        let errors: [LastFMError] = [
+            .userNotFound("x"), .invalidKey, .rateLimited, .temporarilyUnavailable("t"),
+            .rejected(code: 1, message: ""), .transport("t"), .undecodable("u"),
+        ]
+        for error in errors { #expect(!error.userMessage.isEmpty) }
+        #expect(LastFMError.userNotFound("ghost").userMessage.contains("ghost"))
+    }
+
+    @Test func theKeyIsNeverLogged() async {
+        let logs = LogCapture()
+        let transport = ScriptedTransport([
+            .fail("could not connect to host"),
+            .respond(status: 200, body: #"{"error":10,"message":"Invalid API key"}"#),
+        ])
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "secret-key-123", logger: logs.logger())
+        _ = try? await lastFM.weeklyChartList(user: "rj")
+        _ = try? await lastFM.weeklyChartList(user: "rj")
+        #expect(transport.requests.count == 2)
+        #expect(transport.requests[0].url.absoluteString.contains("secret-key-123"))
+        #expect(!logs.allLines.isEmpty)
+        #expect(!logs.text.contains("secret-key-123"))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A request as a fake server saw it.
+public struct FakeRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var body: Data
+
+    /// The body as a JSON object, for APIs that post JSON.
+    public var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+    }
+}
+
+/// What a fake server answers.
+public struct FakeResponse: Sendable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int = 200, body: Data) {
+        self.status = status
+        self.body = body
+    }
+
+    public static func json(_ text: String, status: Int = 200) -> FakeResponse {
+        FakeResponse(status: status, body: Data(text.utf8))
+    }
+
+    public static func json(object: Any, status: Int = 200) -> FakeResponse {
+        FakeResponse(status: status, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+    }
+}
+
+/// A real HTTP server on 127.0.0.1 at an ephemeral port, answering with a closure.
+public final class FakeHTTPServer: Sendable {
+    public let baseURL: URL
+    private let task: Task<Void, any Error>
+
+    private init(baseURL: URL, task: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.task = task
+    }
+
+    /// Starts the server and returns once it accepts connections.
+    public static func start(
+        handler: @escaping @Sendable (FakeRequest) async -> FakeResponse
+    ) async throws -> FakeHTTPServer {
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            var request = request
+            let buffer = try await request.collectBody(upTo: 16 << 20)
+            let components = URLComponents(string: request.uri.description)
+            let query = Dictionary(
+                (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a }
+            )
+            let fake = FakeRequest(
+                method: request.method.rawValue, path: request.uri.path, query: query,
+                body: Data(buffer.readableBytesView)
+            )
+            let response = await handler(fake)
+            return Response(
+                status: .init(code: response.status),
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: response.body))
+            )
+        }
+        var logger = Logger(label: "fake-server")
+        logger.logLevel = .critical
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                portSink.yield(channel.localAddress?.port ?? 0)
+                portSink.finish()
+            },
+            logger: logger
+        )
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw FakeServerError.didNotStart
+        }
+        return FakeHTTPServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, task: task)
+    }
+
+    /// Stops the server.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+public enum FakeServerError: Error {
+    case didNotStart
+}

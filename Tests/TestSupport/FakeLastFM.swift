@@ -1,0 +1,148 @@
+import Foundation
+
+/// A scriptable Last.fm on loopback: fixture users with chart lists and raw album-chart JSON,
+/// a queue of injected faults, and gates that hold a response until a test opens them.
+public actor FakeLastFM {
+    /// One request the fake received.
+    public struct Call: Sendable, Equatable {
+        public var method: String
+        public var user: String?
+        public var query: [String: String]
+    }
+
+    /// Something to answer instead of the fixture, once.
+    public enum Fault: Sendable {
+        /// Last.fm error JSON with the given HTTP status (200 by default, as Last.fm often does).
+        case lastFMError(Int, status: Int = 200)
+        /// Any status and raw body, e.g. an HTML error page on 502.
+        case raw(status: Int, body: String)
+    }
+
+    public private(set) var calls: [Call] = []
+    private var users: [String: (name: String, ranges: [(Int, Int)])] = [:]
+    private var albumCharts: [String: String] = [:]
+    private var faults: [(method: String?, fault: Fault)] = []
+    private var gates: [String: Gate] = [:]
+    private var server: FakeHTTPServer?
+    private var arrivals: [AsyncStream<Call>.Continuation] = []
+
+    public init() {}
+
+    /// Starts serving and returns the API root to configure as `LASTFM_API_URL`.
+    public func start() async throws -> URL {
+        let server = try await FakeHTTPServer.start { [self] request in await self.handle(request) }
+        self.server = server
+        return server.baseURL.appendingPathComponent("2.0/")
+    }
+
+    public func stop() async {
+        await server?.stop()
+    }
+
+    /// Adds a user whose chart list holds `ranges` (Unix `from`, `to`).
+    public func addUser(_ name: String, ranges: [(from: Int, to: Int)]) {
+        users[name.lowercased()] = (name, ranges.map { ($0.from, $0.to) })
+    }
+
+    /// Sets the raw JSON of `user`'s album chart for the week starting at `from`.
+    public func setAlbumChart(user: String, from: Int, json: String) {
+        albumCharts["\(user.lowercased())|\(from)"] = json
+    }
+
+    /// Sets `user`'s album chart for the week starting at `from` from (artist, album, plays) rows.
+    public func setAlbumChart(user: String, from: Int, to: Int, albums: [(artist: String, name: String, plays: Int)]) {
+        let rows = albums.enumerated().map { index, album in
+            [
+                "artist": ["#text": album.artist, "mbid": ""], "name": album.name, "mbid": "",
+                "playcount": "\(album.plays)", "@attr": ["rank": "\(index + 1)"], "url": "",
+            ] as [String: Any]
+        }
+        let object: [String: Any] = ["weeklyalbumchart": [
+            "album": rows, "@attr": ["user": users[user.lowercased()]?.name ?? user, "from": "\(from)", "to": "\(to)"],
+        ]]
+        let data = try! JSONSerialization.data(withJSONObject: object)
+        albumCharts["\(user.lowercased())|\(from)"] = String(decoding: data, as: UTF8.self)
+    }
+
+    /// Answers the next request (of `method`, if given) with `fault` instead of the fixture.
+    public func inject(_ fault: Fault, method: String? = nil, times: Int = 1) {
+        for _ in 0..<times { faults.append((method, fault)) }
+    }
+
+    /// Holds every response for `user` until `open()` is called on the returned gate.
+    public func hold(user: String) -> Gate {
+        let gate = Gate()
+        gates[user.lowercased()] = gate
+        return gate
+    }
+
+    /// The number of requests of `method`, or of all methods.
+    public func count(_ method: String? = nil) -> Int {
+        calls.filter { method == nil || $0.method == method }.count
+    }
+
+    /// A stream of calls as they arrive, for tests that must wait until a request reached the fake.
+    public func arrivalStream() -> AsyncStream<Call> {
+        let (stream, continuation) = AsyncStream<Call>.makeStream()
+        arrivals.append(continuation)
+        return stream
+    }
+
+    private func handle(_ request: FakeRequest) async -> FakeResponse {
+        let method = request.query["method"]?.lowercased() ?? ""
+        let user = request.query["user"]
+        let call = Call(method: method, user: user, query: request.query)
+        calls.append(call)
+        for arrival in arrivals { arrival.yield(call) }
+        if let user, let gate = gates[user.lowercased()] {
+            await gate.wait()
+        }
+        if let index = faults.firstIndex(where: { $0.method == nil || $0.method == method }) {
+            switch faults.remove(at: index).fault {
+            case let .lastFMError(code, status):
+                return .json(#"{"error": \#(code), "message": "Injected error \#(code)"}"#, status: status)
+            case let .raw(status, body):
+                return FakeResponse(status: status, body: Data(body.utf8))
+            }
+        }
+        guard request.query["api_key"]?.isEmpty == false else {
+            return .json(#"{"error": 10, "message": "Invalid API key"}"#, status: 403)
+        }
+        guard let user, let fixture = users[user.lowercased()] else {
+            return .json(#"{"error": 6, "message": "User not found"}"#)
+        }
+        switch method {
+        case "user.getinfo":
+            return .json(object: ["user": ["name": fixture.name, "playcount": "1234", "registered": ["unixtime": "1000000000"]]])
+        case "user.getweeklychartlist":
+            let charts = fixture.ranges.map { ["#text": "", "from": "\($0.0)", "to": "\($0.1)"] }
+            return .json(object: ["weeklychartlist": ["chart": charts, "@attr": ["user": fixture.name]]])
+        case "user.getweeklyalbumchart":
+            let from = request.query["from"] ?? ""
+            let to = request.query["to"] ?? ""
+            if let json = albumCharts["\(user.lowercased())|\(from)"] { return .json(json) }
+            return .json(object: ["weeklyalbumchart": ["album": [], "@attr": ["user": fixture.name, "from": from, "to": to]]])
+        default:
+            return .json(#"{"error": 3, "message": "Invalid Method"}"#)
+        }
+    }
+}
+
+/// Holds responses until opened: a test's way of making a request slow without sleeping.
+public actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    public init() {}
+
+    public func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    public func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}

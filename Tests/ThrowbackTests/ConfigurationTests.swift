@@ -1,0 +1,67 @@
+import Configuration
+import Foundation
+import Throwback
+import Testing
+
+private func load(_ environment: [String: String]) throws -> BotConfiguration {
+    try BotConfiguration(reader: ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment)))
+}
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsFollowTheContract() throws {
+        let config = try load([:])
+        #expect(config.telegramToken == nil)
+        #expect(config.telegramAPIURL.absoluteString == "https://api.telegram.org")
+        #expect(config.lastFMAPIURL.absoluteString == "https://ws.audioscrobbler.com/2.0/")
+        #expect(config.databasePath == "vinylogue.sqlite")
+        #expect(config.adminUserIDs.isEmpty)
+        #expect(config.throwbackChatID == nil)
+        #expect(config.schedule == WeeklySchedule("mon 09:00"))
+        #expect(config.timeZone.secondsFromGMT() == 0)
+        #expect(config.pollTimeout == 50)
+        #expect(config.logLevel == .info)
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let config = try load([
+            "TELEGRAM_BOT_TOKEN": "123:abc", "TELEGRAM_API_URL": "http://127.0.0.1:8081",
+            "LASTFM_API_KEY": "key", "LASTFM_API_URL": "https://libre.fm/2.0/", "DATABASE_PATH": "/tmp/x.sqlite",
+            "ADMIN_USER_IDS": "1, 22,333", "THROWBACK_CHAT_ID": "-100123", "THROWBACK_SCHEDULE": "fri 18:30",
+            "THROWBACK_TIMEZONE": "Europe/Berlin", "POLL_TIMEOUT": "25", "LOG_LEVEL": "DEBUG",
+        ])
+        #expect(config.telegramToken == "123:abc")
+        #expect(config.telegramAPIURL.absoluteString == "http://127.0.0.1:8081")
+        #expect(try config.requireLastFMKey() == "key")
+        #expect(config.lastFMAPIURL.host == "libre.fm")
+        #expect(config.databasePath == "/tmp/x.sqlite")
+        #expect(config.adminUserIDs == [1, 22, 333])
+        #expect(config.throwbackChatID == -100_123)
+        #expect(config.schedule.description == "fri 18:30")
+        #expect(config.timeZone.identifier == "Europe/Berlin")
+        #expect(config.pollTimeout == 25)
+        #expect(config.logLevel == .debug)
+    }
+
+    @Test func aMissingKeyExplainsWhatToSet() throws {
+        let config = try load([:])
+        #expect(throws: ConfigurationError.self) { try config.requireLastFMKey() }
+        do {
+            _ = try config.requireLastFMKey()
+        } catch {
+            #expect("\(error)".contains("LASTFM_API_KEY is not set"))
+            #expect(!"\(error)".contains("\n"))
+        }
+    }
+
+    @Test(arguments: [
+        ["ADMIN_USER_IDS": "1,bob"], ["THROWBACK_SCHEDULE": "someday"], ["THROWBACK_TIMEZONE": "Mars/Olympus"],
+        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
+    ])
+    func invalidValuesAreNamed(environment: [String: String]) {
+        #expect {
+            try load(environment)
+        } throws: { error in
+            "\(error)".contains(environment.keys.first!)
+        }
+    }
+}
