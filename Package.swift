@@ -42,6 +42,7 @@ let package = Package(
                 "Networking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -49,7 +50,10 @@ let package = Package(
             dependencies: [
                 "Throwback",
                 "LastFM",
+                "Telegram",
+                "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,8 +79,12 @@ let package = Package(
             "Throwback", "LastFM", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
         ]),
+        .testTarget(name: "TelegramTests", dependencies: [
+            "Telegram", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Throwback", "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
         ]),
     ],
     swiftLanguageModes: [.v6]

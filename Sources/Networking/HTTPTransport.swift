@@ -40,9 +40,13 @@ public struct HTTPResponse: Sendable {
 /// The description never contains the request URL, because Telegram URLs carry the bot token.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// False only when the request certainly never reached the server (no connection,
+    /// DNS, TLS), so that even a non-idempotent request can be retried safely.
+    public var requestMayHaveBeenSent: Bool
 
-    public init(_ description: String) {
+    public init(_ description: String, requestMayHaveBeenSent: Bool = true) {
         self.description = description
+        self.requestMayHaveBeenSent = requestMayHaveBeenSent
     }
 }
 

@@ -7,11 +7,22 @@ import FoundationNetworking
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
-    public init(session: URLSession = .shared) {
-        self.session = session
+    /// Uses `session`, or a session of its own. A session of its own matters: a long poll
+    /// holds a connection open, and sessions cap connections per host (six for `.shared`).
+    public init(session: URLSession? = nil, maxConnectionsPerHost: Int = 16) {
+        if let session {
+            self.session = session
+        } else {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = maxConnectionsPerHost
+            // Each request sets its own timeout; this only must not undercut a long poll.
+            configuration.timeoutIntervalForRequest = 3600
+            self.session = URLSession(configuration: configuration)
+        }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
@@ -29,24 +40,24 @@ public struct URLSessionTransport: HTTPTransport {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw TransportError(Self.describe(error))
+            throw Self.transportError(error)
         }
     }
 
     /// Describes a URLSession failure by its code only: its own description may quote the URL.
-    static func describe(_ error: any Error) -> String {
+    static func transportError(_ error: any Error) -> TransportError {
         let nsError = error as NSError
-        guard nsError.domain == NSURLErrorDomain else { return "network error" }
+        guard nsError.domain == NSURLErrorDomain else { return TransportError("network error") }
+        let neverSent = { (text: String) in TransportError(text, requestMayHaveBeenSent: false) }
         switch nsError.code {
-        case NSURLErrorTimedOut: return "request timed out"
-        case NSURLErrorCannotConnectToHost: return "could not connect to host"
-        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return "host not found"
-        case NSURLErrorNetworkConnectionLost: return "connection lost"
-        case NSURLErrorNotConnectedToInternet: return "not connected to the internet"
-        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted:
-            return "TLS handshake failed"
-        case NSURLErrorCancelled: return "request cancelled"
-        default: return "network error \(nsError.code)"
+        case NSURLErrorTimedOut: return TransportError("request timed out")
+        case NSURLErrorNetworkConnectionLost: return TransportError("connection lost")
+        case NSURLErrorCancelled: return TransportError("request cancelled")
+        case NSURLErrorCannotConnectToHost: return neverSent("could not connect to host")
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return neverSent("host not found")
+        case NSURLErrorNotConnectedToInternet: return neverSent("not connected to the internet")
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted: return neverSent("TLS handshake failed")
+        default: return TransportError("network error \(nsError.code)")
         }
     }
 }

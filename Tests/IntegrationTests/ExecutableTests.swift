@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `vinylogue-bot` executable the way a person would.
 enum Executable {
@@ -14,7 +15,16 @@ enum Executable {
     }
 
     /// Runs the executable in an empty directory (no `.env`) with only `environment` set.
-    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> Result {
+    /// The waiting happens on a thread of its own, off Swift's small cooperative pool.
+    static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, input: input, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -38,8 +48,8 @@ enum Executable {
 }
 
 @Suite struct ExecutableTests {
-    @Test func theDemoConsoleAnswersInOrderAndExitsZero() throws {
-        let result = try Executable.run(
+    @Test func theDemoConsoleAnswersInOrderAndExitsZero() async throws {
+        let result = try await Executable.run(
             ["console", "--demo"], input: "throwback alice 3\nthrowback nobody_here 2\ntb alice banana\n"
         )
         #expect(result.status == 0, "\(result.stderr)")
@@ -53,8 +63,8 @@ enum Executable {
         #expect(replies[2].contains("Usage: throwback [user] [years]"))
     }
 
-    @Test func withoutAKeyTheCLISaysWhatToSetInOneLine() throws {
-        let result = try Executable.run(["throwback", "alice", "3"])
+    @Test func withoutAKeyTheCLISaysWhatToSetInOneLine() async throws {
+        let result = try await Executable.run(["throwback", "alice", "3"])
         #expect(result.status != 0)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -62,14 +72,36 @@ enum Executable {
         #expect(result.stderr.contains("LASTFM_API_KEY is not set"))
     }
 
-    @Test func theThrowbackCommandPrintsOneSummary() throws {
-        let result = try Executable.run(["throwback", "bob", "2", "--demo"])
+    @Test func runWithoutATokenSaysWhatToSetInOneLine() async throws {
+        for arguments in [["run"], []] {
+            let result = try await Executable.run(arguments, environment: ["LASTFM_API_KEY": "k"])
+            #expect(result.status != 0)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("TELEGRAM_BOT_TOKEN is not set"))
+        }
+    }
+
+    @Test func runWithARejectedTokenExitsWithAClearMessage() async throws {
+        let telegram = FakeTelegram(token: "111:right-token")
+        let url = try await telegram.start()
+        let result = try await Executable.run(["run"], environment: [
+            "TELEGRAM_BOT_TOKEN": "222:wrong-token", "TELEGRAM_API_URL": url.absoluteString,
+            "LASTFM_API_KEY": "k", "LOG_LEVEL": "error",
+        ])
+        await telegram.stop()
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized)"))
+        #expect(!result.stderr.contains("222:wrong-token"))
+    }
+
+    @Test func theThrowbackCommandPrintsOneSummary() async throws {
+        let result = try await Executable.run(["throwback", "bob", "2", "--demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("bob · week of "))
     }
 
-    @Test func badArgumentsAreRefusedClearly() throws {
-        let result = try Executable.run(["throwback", "alice", "0", "--demo"])
+    @Test func badArgumentsAreRefusedClearly() async throws {
+        let result = try await Executable.run(["throwback", "alice", "0", "--demo"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("out of range"))
     }

@@ -24,7 +24,7 @@ public actor FakeLastFM {
     private var faults: [(method: String?, fault: Fault)] = []
     private var gates: [String: Gate] = [:]
     private var server: FakeHTTPServer?
-    private var arrivals: [AsyncStream<Call>.Continuation] = []
+    private var userWaiters: [(user: String, continuation: CheckedContinuation<Void, Never>)] = []
 
     public init() {}
 
@@ -35,7 +35,9 @@ public actor FakeLastFM {
         return server.baseURL.appendingPathComponent("2.0/")
     }
 
+    /// Opens every gate, so held requests finish, then stops the server.
     public func stop() async {
+        for gate in gates.values { await gate.open() }
         await server?.stop()
     }
 
@@ -81,11 +83,10 @@ public actor FakeLastFM {
         calls.filter { method == nil || $0.method == method }.count
     }
 
-    /// A stream of calls as they arrive, for tests that must wait until a request reached the fake.
-    public func arrivalStream() -> AsyncStream<Call> {
-        let (stream, continuation) = AsyncStream<Call>.makeStream()
-        arrivals.append(continuation)
-        return stream
+    /// Returns once the fake has received a call for `user`.
+    public func waitForCall(user: String) async {
+        if calls.contains(where: { $0.user?.lowercased() == user.lowercased() }) { return }
+        await withCheckedContinuation { userWaiters.append((user.lowercased(), $0)) }
     }
 
     private func handle(_ request: FakeRequest) async -> FakeResponse {
@@ -93,7 +94,9 @@ public actor FakeLastFM {
         let user = request.query["user"]
         let call = Call(method: method, user: user, query: request.query)
         calls.append(call)
-        for arrival in arrivals { arrival.yield(call) }
+        let lowered = user?.lowercased()
+        for waiter in userWaiters where waiter.user == lowered { waiter.continuation.resume() }
+        userWaiters.removeAll { $0.user == lowered }
         if let user, let gate = gates[user.lowercased()] {
             await gate.wait()
         }

@@ -2,10 +2,12 @@ import Clocks
 
 extension TestClock where Duration == Swift.Duration {
     /// Yields until some task is suspended in `sleep` on this clock, so that a following
-    /// `advance` reaches it. Returns `false` if nothing sleeps after many yields.
+    /// `advance` reaches it. It polls the clock's state, it does not sleep; it gives up (and
+    /// returns false) only if nothing sleeps within `limit` of real time.
     @discardableResult
-    public func waitForSleeper(maxYields: Int = 100_000) async -> Bool {
-        for _ in 0..<maxYields {
+    public func waitForSleeper(limit: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
             do {
                 try await checkSuspension()
             } catch {

@@ -14,8 +14,8 @@ public struct CommandResponder: Sendable {
 
     /// The reply to `text`, or `nil` when the text is not for this bot.
     ///
-    /// - Parameter answerUnknownText: whether ordinary text gets a hint (private chats,
-    ///   the console) or silence (groups).
+    /// - Parameter answerUnknownText: whether ordinary text and unknown commands get a hint
+    ///   (private chats, the console) or silence (groups).
     public func reply(to text: String, answerUnknownText: Bool = true) async -> BotReply? {
         switch parser.parse(text) {
         case .command(let command):
@@ -23,7 +23,8 @@ public struct CommandResponder: Sendable {
         case .usage(let spec, let problem):
             return .text(ParseResult.usage(spec: spec, problem: problem).usageMessage ?? spec.usage)
         case .unknownCommand(let word):
-            return .text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.")
+            // In a group, an unknown /command is most likely meant for another bot.
+            return answerUnknownText ? .text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.") : nil
         case .notACommand:
             return answerUnknownText ? .text("I didn’t get that. Send help to see what I can do.") : nil
         case .addressedToAnotherBot:

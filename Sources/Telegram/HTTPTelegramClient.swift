@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import Networking
+
+/// The Bot API client that talks HTTP: it posts JSON to `{base}/bot{token}/{method}` and maps
+/// the `{"ok": false, …}` answers to `TelegramError`. The token is redacted from every
+/// log line and error it produces.
+public struct HTTPTelegramClient: TelegramClient {
+    public static let defaultBaseURL = URL(string: "https://api.telegram.org")!
+
+    private let transport: any HTTPTransport
+    private let baseURL: URL
+    private let token: String
+    private let logger: Logger
+    private let redactor: SecretRedactor
+
+    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: String, logger: Logger = Logger(label: "telegram")) {
+        self.transport = transport
+        self.baseURL = baseURL
+        self.token = token
+        self.logger = logger
+        self.redactor = SecretRedactor(secrets: [token])
+    }
+
+    public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
+        let url = baseURL.appendingPathComponent("bot\(token)").appendingPathComponent(request.method)
+        let body = try JSONEncoder().encode(request.parameters)
+        let http = HTTPRequest(
+            method: "POST", url: url, headers: ["Content-Type": "application/json"], body: body, timeout: request.timeout
+        )
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(http)
+        } catch let error as TransportError {
+            let text = redactor.redact(error.description)
+            logger.warning("Telegram unreachable", metadata: ["method": "\(request.method)", "error": "\(text)"])
+            throw TelegramError.transport(text, mayHaveBeenDelivered: error.requestMayHaveBeenSent)
+        }
+        do {
+            return try Self.interpret(response, method: request.method)
+        } catch let error as TelegramError {
+            let text = redactor.redact(error.description)
+            logger.log(
+                level: error.isTransient ? .warning : .info, "Telegram error",
+                metadata: ["method": "\(request.method)", "error": "\(text)"]
+            )
+            throw Self.redacted(error, with: redactor)
+        }
+    }
+
+    static func interpret<Response: Decodable>(_ response: HTTPResponse, method: String) throws -> Response {
+        guard let envelope = try? JSONDecoder().decode(Envelope<Response>.self, from: response.body) else {
+            if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
+            if response.status == 401 { throw TelegramError.unauthorized }
+            throw TelegramError.undecodable("\(method): HTTP \(response.status)")
+        }
+        if envelope.ok {
+            guard let result = envelope.result else { throw TelegramError.undecodable("\(method): result missing or malformed") }
+            return result
+        }
+        let description = envelope.description ?? ""
+        if let seconds = envelope.parameters?.retryAfter { throw TelegramError.retryAfter(seconds: max(seconds, 1)) }
+        if let chat = envelope.parameters?.migrateToChatID { throw TelegramError.chatMigrated(to: chat) }
+        switch envelope.errorCode ?? response.status {
+        case 401: throw TelegramError.unauthorized
+        case 403: throw TelegramError.forbidden(description)
+        case 409: throw TelegramError.conflict(description)
+        case 429: throw TelegramError.retryAfter(seconds: 1)
+        case let code where code >= 500: throw TelegramError.server(status: code, description: description)
+        default: throw TelegramError.badRequest(description)
+        }
+    }
+
+    /// Telegram's own descriptions never quote the token, but a proxy's error page might.
+    private static func redacted(_ error: TelegramError, with redactor: SecretRedactor) -> TelegramError {
+        switch error {
+        case .conflict(let text): .conflict(redactor.redact(text))
+        case .forbidden(let text): .forbidden(redactor.redact(text))
+        case .badRequest(let text): .badRequest(redactor.redact(text))
+        case let .server(status, text): .server(status: status, description: redactor.redact(text))
+        case .undecodable(let text): .undecodable(redactor.redact(text))
+        default: error
+        }
+    }
+
+    private struct Envelope<Result: Decodable>: Decodable {
+        var ok: Bool
+        var result: Result?
+        var errorCode: Int?
+        var description: String?
+        var parameters: Parameters?
+
+        enum CodingKeys: String, CodingKey {
+            case ok, result, errorCode = "error_code", description, parameters
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            ok = try c.decode(Bool.self, forKey: .ok)
+            // A malformed result is reported as undecodable rather than failing the envelope.
+            result = ok ? try? c.decodeIfPresent(Result.self, forKey: .result) : nil
+            errorCode = try? c.decodeIfPresent(Int.self, forKey: .errorCode)
+            description = try? c.decodeIfPresent(String.self, forKey: .description)
+            parameters = try? c.decodeIfPresent(Parameters.self, forKey: .parameters)
+        }
+    }
+
+    private struct Parameters: Decodable {
+        var retryAfter: Int?
+        var migrateToChatID: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case retryAfter = "retry_after", migrateToChatID = "migrate_to_chat_id"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Every way a Bot API call can fail. Descriptions never contain the bot token.
+public enum TelegramError: Error, Sendable, Equatable {
+    /// 429: flood control; wait this many seconds.
+    case retryAfter(seconds: Int)
+    /// 400 with `migrate_to_chat_id`: the group became a supergroup with this id.
+    case chatMigrated(to: Int64)
+    /// 401: the token is wrong or revoked.
+    case unauthorized
+    /// 409: another poller, or a webhook, is active.
+    case conflict(String)
+    /// 403: the bot was blocked, kicked, or cannot write to the chat.
+    case forbidden(String)
+    /// 400 (or another 4xx) with Telegram's description.
+    case badRequest(String)
+    /// 5xx from the Bot API server.
+    case server(status: Int, description: String)
+    /// No HTTP response. `mayHaveBeenDelivered` is false when the request never left.
+    case transport(String, mayHaveBeenDelivered: Bool)
+    /// A response that is not the Bot API's JSON.
+    case undecodable(String)
+
+    /// Whether a caller may try again: 429, 5xx, network failures and unreadable answers.
+    public var isTransient: Bool {
+        switch self {
+        case .retryAfter, .server, .transport, .undecodable: true
+        default: false
+        }
+    }
+}
+
+extension TelegramError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .retryAfter(let seconds): "flood control: retry after \(seconds)s"
+        case .chatMigrated(let id): "chat migrated to \(id)"
+        case .unauthorized: "unauthorized: the bot token was rejected"
+        case .conflict(let text): "conflict: \(text)"
+        case .forbidden(let text): "forbidden: \(text)"
+        case .badRequest(let text): "bad request: \(text)"
+        case let .server(status, text): "server error \(status): \(text)"
+        case .transport(let text, _): "network: \(text)"
+        case .undecodable(let text): "undecodable response: \(text)"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+/// One typed Bot API call: a method name and its JSON parameters.
+public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
+    public let method: String
+    public var parameters: [String: JSONValue]
+    /// How long the HTTP exchange may take; long polls need more than their poll timeout.
+    public var timeout: Duration
+
+    public init(method: String, parameters: [String: JSONValue] = [:], timeout: Duration = .seconds(30)) {
+        self.method = method
+        self.parameters = parameters
+        self.timeout = timeout
+    }
+
+    /// The target chat, for throttling and migration.
+    public var chatID: Int64? { parameters["chat_id"]?.intValue }
+
+    /// Whether the call posts something users see, so flood limits and once-only delivery apply.
+    public var postsToChat: Bool { ["sendMessage", "editMessageText"].contains(method) }
+
+    /// The same call aimed at another chat.
+    public func redirected(to chat: Int64) -> TelegramRequest {
+        var copy = self
+        copy.parameters["chat_id"] = .int(chat)
+        return copy
+    }
+}
+
+/// `true` results, which many Bot API methods return.
+public typealias TelegramOK = Bool
+
+extension TelegramRequest {
+    public static func getMe() -> TelegramRequest<User> {
+        .init(method: "getMe")
+    }
+
+    /// A long poll. The HTTP timeout must leave room beyond the poll timeout for the answer to arrive.
+    public static func getUpdates(
+        offset: Int64?, limit: Int = 100, timeout: Int, allowedUpdates: [String], requestTimeout: Duration? = nil
+    ) -> TelegramRequest<[LenientUpdate]> {
+        var parameters: [String: JSONValue] = [
+            "limit": .int(Int64(limit)), "timeout": .int(Int64(timeout)),
+            "allowed_updates": .array(allowedUpdates.map(JSONValue.string)),
+        ]
+        if let offset { parameters["offset"] = .int(offset) }
+        return .init(method: "getUpdates", parameters: parameters, timeout: requestTimeout ?? .seconds(timeout + 15))
+    }
+
+    /// A message in HTML parse mode, quoting `replyTo` if given.
+    public static func sendMessage(
+        chatID: Int64, html: String, replyTo: Int64? = nil, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<Message> {
+        var parameters: [String: JSONValue] = [
+            "chat_id": .int(chatID), "text": .string(html), "parse_mode": .string("HTML"),
+            "link_preview_options": .object(["is_disabled": .bool(true)]),
+        ]
+        if let replyTo {
+            parameters["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
+        }
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "sendMessage", parameters: parameters)
+    }
+
+    /// Replaces a message's text (and keyboard) in place.
+    public static func editMessageText(
+        chatID: Int64, messageID: Int64, html: String, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<JSONValue> {
+        var parameters: [String: JSONValue] = [
+            "chat_id": .int(chatID), "message_id": .int(messageID), "text": .string(html), "parse_mode": .string("HTML"),
+            "link_preview_options": .object(["is_disabled": .bool(true)]),
+        ]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageText", parameters: parameters)
+    }
+
+    public static func answerCallbackQuery(id: String, text: String? = nil) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = ["callback_query_id": .string(id)]
+        if let text { parameters["text"] = .string(text) }
+        return .init(method: "answerCallbackQuery", parameters: parameters)
+    }
+
+    public static func setMyCommands(_ commands: [BotCommand]) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyCommands", parameters: ["commands": .array(commands.map {
+            .object(["command": .string($0.command), "description": .string($0.description)])
+        })])
+    }
+
+    /// Removes a webhook so that long polling works; pending updates are kept.
+    public static func deleteWebhook() -> TelegramRequest<TelegramOK> {
+        .init(method: "deleteWebhook", parameters: ["drop_pending_updates": .bool(false)])
+    }
+
+    public static func getChatAdministrators(chatID: Int64) -> TelegramRequest<[ChatMember]> {
+        .init(method: "getChatAdministrators", parameters: ["chat_id": .int(chatID)])
+    }
+}
+
+/// An update that decodes even when its content does not: its id survives, so the poller can
+/// still confirm it, and the rest is `nil`.
+public struct LenientUpdate: Decodable, Sendable {
+    public var update: Update
+
+    private enum Keys: String, CodingKey { case updateID = "update_id" }
+
+    public init(from decoder: any Decoder) throws {
+        if let update = try? Update(from: decoder) {
+            self.update = update
+        } else {
+            let id = try decoder.container(keyedBy: Keys.self).decode(Int64.self, forKey: .updateID)
+            update = Update(updateID: id)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Logging
+import Networking
+import ServiceLifecycle
+import Telegram
+
+/// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, `setMyCommands`),
+/// then poll → dispatch → reply until graceful shutdown, which cancels the in-flight poll
+/// at once and gives replies in progress a few seconds.
+public struct BotService: Service {
+    public struct Settings: Sendable {
+        public var poller: LongPoller.Configuration
+        public var maxConcurrentChats: Int
+        public var shutdownGrace: Duration
+        public var startupBackoff: RetryPolicy
+
+        public init(
+            poller: LongPoller.Configuration = .init(),
+            maxConcurrentChats: Int = 16,
+            shutdownGrace: Duration = .seconds(5),
+            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60))
+        ) {
+            self.poller = poller
+            self.maxConcurrentChats = maxConcurrentChats
+            self.shutdownGrace = shutdownGrace
+            self.startupBackoff = startupBackoff
+        }
+    }
+
+    /// The client for replies: throttled, retrying, following migrations.
+    private let telegram: any TelegramClient
+    /// The client for polling, without adaptors: the poller does its own backoff.
+    private let pollingClient: any TelegramClient
+    private let engine: ThrowbackEngine
+    private let settings: Settings
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+
+    public init(
+        telegram: any TelegramClient, pollingClient: any TelegramClient, engine: ThrowbackEngine,
+        settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
+    ) {
+        self.telegram = telegram
+        self.pollingClient = pollingClient
+        self.engine = engine
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
+        logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
+        let handler = ChatUpdateHandler(
+            telegram: telegram,
+            responder: CommandResponder(engine: engine, parser: CommandParser(botUsername: me.username)),
+            logger: logger
+        )
+        let poller = LongPoller(client: pollingClient, configuration: settings.poller, clock: clock, logger: logger)
+        let dispatcher = UpdateDispatcher(
+            maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock,
+            handler: { await handler.handle($0) }
+        )
+        try await dispatcher.run(poller.cancelOnGracefulShutdown())
+        logger.info("bot stopped")
+    }
+
+    /// Learns the bot's username, removes any webhook, and registers the command menu.
+    /// Retries while Telegram is unreachable; a rejected token ends it at once.
+    /// Returns nil if cancelled first.
+    private func startUp() async throws -> User? {
+        var attempt = 0
+        let elapsed = ElapsedClock(clock)
+        while !Task.isCancelled {
+            do {
+                let me = try await pollingClient.getMe()
+                try await pollingClient.deleteWebhook()
+                try await pollingClient.setMyCommands(CommandSpec.all.map { BotCommand(command: $0.name, description: $0.summary) })
+                return me
+            } catch let error as TelegramError where error != .unauthorized {
+                attempt += 1
+                let delay = settings.startupBackoff.delay(beforeRetry: attempt)
+                logger.warning("Telegram start-up failed; retrying", metadata: ["error": "\(error)", "delay": "\(delay)"])
+                do { try await elapsed.sleep(delay) } catch { return nil }
+            } catch is CancellationError {
+                return nil
+            }
+        }
+        return nil
+    }
+}
