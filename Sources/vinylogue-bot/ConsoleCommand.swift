@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
+import LastFM
 import Throwback
 
-/// `vinylogue-bot console [--demo]`: chat with the bot in a terminal, one line in, one reply out.
+/// `vinylogue-bot console [--demo] [--user-id N]`: chat with the bot in a terminal, one line
+/// in, one reply out. It is a private chat with the bot, so every command is available;
+/// links and rosters live in memory for the session.
 struct ConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console",
@@ -12,10 +15,16 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Flag(help: "Use built-in offline sample listening data (users alice, bob, carol, dave): no key, no network.")
     var demo = false
 
+    @Option(help: "The Telegram user id to chat as (for link and admin commands).")
+    var userID: Int64 = 1
+
     func run() async throws {
         let environment = try await Environment.load()
-        let lastFM = try environment.lastFMClient(demo: demo)
-        let responder = CommandResponder(engine: ThrowbackEngine(lastFM: lastFM))
+        let store = try BotStore.inMemory()
+        let breaker = CircuitBreaker()
+        let lastFM = try environment.lastFMClient(demo: demo, breaker: breaker, cache: SQLiteLastFMCache(store: store))
+        let router = environment.commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil).router
+        let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID)
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {
             print(demo ? "Demo mode: try “throwback alice 3”. Ctrl-D quits." : "Type a command, e.g. “help”. Ctrl-D quits.")
@@ -24,8 +33,8 @@ struct ConsoleCommand: AsyncParsableCommand {
             if interactive { print("> ", terminator: "") }
             guard let line = readLine() else { break }
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            if let reply = await responder.reply(to: line) {
-                print(reply.rendered(with: .plain))
+            if let reply = await router.reply(to: line, context: context)?.rendered(with: .plain) {
+                print(reply)
                 print()
             }
         }

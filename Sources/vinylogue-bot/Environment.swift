@@ -3,10 +3,11 @@ import Foundation
 import LastFM
 import Logging
 import Networking
+import Telegram
 import Throwback
 
-/// Configuration plus logging, loaded once per command. Configuration problems end the
-/// process with one line on stderr instead of a stack trace.
+/// Configuration plus logging, loaded once per command, and the wiring shared by the
+/// subcommands. Configuration problems end the process with one line on stderr.
 struct Environment {
     var configuration: BotConfiguration
     var logger: Logger
@@ -34,25 +35,50 @@ struct Environment {
         return ExitCode(78)
     }
 
-    /// The Last.fm client chain: HTTP, rate limited, retried, cached. `demo` swaps the
-    /// network for the built-in sample data and needs no key.
-    func lastFMClient(demo: Bool) throws -> any LastFMClient {
+    /// Runs `body`, turning a configuration error into its one-line message.
+    func require<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ConfigurationError {
+            throw Environment.fail(error.description)
+        }
+    }
+
+    /// Opens the SQLite database at `DATABASE_PATH`.
+    func openStore() throws -> BotStore {
+        do {
+            return try BotStore(path: configuration.databasePath)
+        } catch {
+            throw Environment.fail("Could not open the database at \(configuration.databasePath): \(error)")
+        }
+    }
+
+    /// The Last.fm client chain: HTTP, rate limited, retried, feeding the circuit breaker,
+    /// cached in `store`. `demo` swaps the network for the built-in sample data.
+    func lastFMClient(demo: Bool, breaker: CircuitBreaker, cache: any LastFMCacheStore) throws -> any LastFMClient {
+        let logger = Logger(label: "lastfm")
         let http: HTTPLastFMClient
         if demo {
-            http = HTTPLastFMClient(transport: DemoLastFMTransport(), apiKey: "demo", logger: Logger(label: "lastfm"))
+            http = HTTPLastFMClient(transport: DemoLastFMTransport(), apiKey: "demo", logger: logger)
         } else {
-            let key: String
-            do { key = try configuration.requireLastFMKey() } catch let error as ConfigurationError {
-                throw Environment.fail(error.description)
-            }
-            http = HTTPLastFMClient(
-                transport: URLSessionTransport(), baseURL: configuration.lastFMAPIURL, apiKey: key,
-                logger: Logger(label: "lastfm")
-            )
+            let key = try require { try configuration.requireLastFMKey() }
+            http = HTTPLastFMClient(transport: URLSessionTransport(), baseURL: configuration.lastFMAPIURL, apiKey: key, logger: logger)
         }
         return http
             .rateLimited(requestsPerSecond: 5)
-            .retrying(RetryPolicy(), logger: Logger(label: "lastfm"))
-            .cached(in: InMemoryLastFMCache())
+            .retrying(RetryPolicy(), logger: logger)
+            .circuitBroken(by: breaker)
+            .cached(in: cache)
+    }
+
+    /// The command set with its guards. A terminal session (no Telegram) is not rate limited.
+    func commands(lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?) -> BotCommands {
+        let limits = telegram == nil ? RateLimitGuard.Limits(perUser: 1_000_000, perChat: 1_000_000) : configuration.rateLimits
+        return BotCommands(CommandSet.Dependencies(
+            engine: ThrowbackEngine(lastFM: lastFM), lastFM: lastFM, store: store,
+            rateLimit: RateLimitGuard(limits: limits), breaker: breaker,
+            admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram),
+            validUser: ValidLastFMUserGuard(lastFM: lastFM)
+        ))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LastFM
 import Throwback
 
 /// `vinylogue-bot throwback <user> [years]`: print one summary and exit.
@@ -31,9 +32,12 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let responder = CommandResponder(engine: ThrowbackEngine(lastFM: try environment.lastFMClient(demo: demo)))
-        let reply = await responder.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
-        print(reply.rendered(with: .plain))
+        let store = try BotStore.inMemory()
+        let breaker = CircuitBreaker()
+        let lastFM = try environment.lastFMClient(demo: demo, breaker: breaker, cache: InMemoryLastFMCache())
+        let throwback = environment.commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil).throwback
+        let reply = await throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
+        print(reply.rendered(with: .plain) ?? "")
         if case .text = reply { throw ExitCode.failure }
     }
 }

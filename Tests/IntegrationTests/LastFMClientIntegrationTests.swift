@@ -91,8 +91,8 @@ import Throwback
             try await chain(url).weeklyChartList(user: "alice")
         }
         #expect(await fake.count() == 4)
-        let reply = await CommandResponder(engine: ThrowbackEngine(lastFM: chain(url), now: { Self.now }))
-            .reply(to: "throwback alice 3")
+        let reply = await ThrowbackCommand(engine: ThrowbackEngine(lastFM: chain(url), now: { Self.now }), store: try .inMemory(), guards: [])
+            .throwback(user: "alice", yearsAgo: 3, minimumPlayCount: 1)
         #expect(reply == .text("Last.fm is having trouble, try again in a minute."))
     }
 

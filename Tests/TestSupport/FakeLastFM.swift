@@ -21,6 +21,7 @@ public actor FakeLastFM {
     public private(set) var calls: [Call] = []
     private var users: [String: (name: String, ranges: [(Int, Int)])] = [:]
     private var albumCharts: [String: String] = [:]
+    private var friendLists: [String: [String]] = [:]
     private var faults: [(method: String?, fault: Fault)] = []
     private var gates: [String: Gate] = [:]
     private var server: FakeHTTPServer?
@@ -44,6 +45,11 @@ public actor FakeLastFM {
     /// Adds a user whose chart list holds `ranges` (Unix `from`, `to`).
     public func addUser(_ name: String, ranges: [(from: Int, to: Int)]) {
         users[name.lowercased()] = (name, ranges.map { ($0.from, $0.to) })
+    }
+
+    /// Sets `user`'s Last.fm friends.
+    public func setFriends(of user: String, _ friends: [String]) {
+        friendLists[user.lowercased()] = friends
     }
 
     /// Sets the raw JSON of `user`'s album chart for the week starting at `from`.
@@ -125,6 +131,9 @@ public actor FakeLastFM {
             let to = request.query["to"] ?? ""
             if let json = albumCharts["\(user.lowercased())|\(from)"] { return .json(json) }
             return .json(object: ["weeklyalbumchart": ["album": [], "@attr": ["user": fixture.name, "from": from, "to": to]]])
+        case "user.getfriends":
+            let friends = (friendLists[user.lowercased()] ?? []).map { ["name": $0, "realname": ""] }
+            return .json(object: ["friends": ["user": friends, "@attr": ["user": fixture.name, "page": "1", "totalPages": "1"]]])
         default:
             return .json(#"{"error": 3, "message": "Invalid Method"}"#)
         }

@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 import Logging
 import Networking
 import ServiceLifecycle
@@ -30,18 +31,24 @@ public struct BotService: Service {
     private let telegram: any TelegramClient
     /// The client for polling, without adaptors: the poller does its own backoff.
     private let pollingClient: any TelegramClient
-    private let engine: ThrowbackEngine
+    private let commands: BotCommands
+    private let store: BotStore
+    private let journal: UpdateJournal?
     private let settings: Settings
     private let clock: any Clock<Duration>
     private let logger: Logger
 
+    /// - Parameter journal: makes replies exactly-once across restarts; nil keeps no record.
     public init(
-        telegram: any TelegramClient, pollingClient: any TelegramClient, engine: ThrowbackEngine,
-        settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
+        telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
+        journal: UpdateJournal?, settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
         self.pollingClient = pollingClient
-        self.engine = engine
+        self.commands = commands
+        self.store = store
+        self.journal = journal
         self.settings = settings
         self.clock = clock
         self.logger = logger
@@ -51,16 +58,23 @@ public struct BotService: Service {
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(
-            telegram: telegram,
-            responder: CommandResponder(engine: engine, parser: CommandParser(botUsername: me.username)),
-            logger: logger
+            telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
+            rateLimit: commands.rateLimit, store: store, journal: journal, logger: logger
         )
-        let poller = LongPoller(client: pollingClient, configuration: settings.poller, clock: clock, logger: logger)
+        let journal = journal
+        let leftovers = try await journal?.unhandled() ?? []
+        if !leftovers.isEmpty {
+            logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
+        }
+        let poller = LongPoller(
+            client: pollingClient, configuration: settings.poller, initialOffset: try await journal?.offset(),
+            clock: clock, logger: logger, onBatch: { try await journal?.record($0) }
+        )
         let dispatcher = UpdateDispatcher(
             maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock,
             handler: { await handler.handle($0) }
         )
-        try await dispatcher.run(poller.cancelOnGracefulShutdown())
+        try await dispatcher.run(chain(leftovers.async, poller).cancelOnGracefulShutdown())
         logger.info("bot stopped")
     }
 
@@ -74,7 +88,7 @@ public struct BotService: Service {
             do {
                 let me = try await pollingClient.getMe()
                 try await pollingClient.deleteWebhook()
-                try await pollingClient.setMyCommands(CommandSpec.all.map { BotCommand(command: $0.name, description: $0.summary) })
+                try await pollingClient.setMyCommands(CommandSet.menu(commands.router.commands))
                 return me
             } catch let error as TelegramError where error != .unauthorized {
                 attempt += 1

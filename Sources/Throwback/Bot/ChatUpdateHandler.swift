@@ -1,35 +1,113 @@
 import Logging
 import Telegram
 
-/// Turns one Telegram update into at most one reply: commands are answered as a reply to the
-/// command message; in groups, other text is ignored silently; in private chats it gets a hint.
+/// Turns one Telegram update into at most one reply. Commands are answered as a reply to the
+/// command message; presses of ◀ / ▶ edit the throwback in place; in groups, other text is
+/// ignored silently. With a journal, an update is handled at most once across restarts.
 public struct ChatUpdateHandler: Sendable {
     private let telegram: any TelegramClient
-    private let responder: CommandResponder
+    private let router: CommandRouter
+    private let throwback: ThrowbackCommand
+    private let rateLimit: RateLimitGuard
+    private let store: BotStore
+    private let journal: UpdateJournal?
     private let logger: Logger
 
-    public init(telegram: any TelegramClient, responder: CommandResponder, logger: Logger = Logger(label: "bot")) {
+    public init(
+        telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, rateLimit: RateLimitGuard,
+        store: BotStore, journal: UpdateJournal?, logger: Logger = Logger(label: "bot")
+    ) {
         self.telegram = telegram
-        self.responder = responder
+        self.router = router
+        self.throwback = throwback
+        self.rateLimit = rateLimit
+        self.store = store
+        self.journal = journal
         self.logger = logger
     }
 
     public func handle(_ update: Update) async {
-        guard let message = update.message, let text = message.text, message.from?.isBot != true else { return }
-        guard let reply = await responder.reply(to: text, answerUnknownText: message.chat.isPrivate) else { return }
-        // Shutdown ran out of grace while this reply was being made; its answer is not worth sending.
-        guard !Task.isCancelled else {
-            logger.notice("reply abandoned at shutdown", metadata: ["update": "\(update.updateID)"])
+        if let journal, (try? await journal.isProcessed(update.updateID)) == true {
+            logger.debug("skipping an update answered before a restart", metadata: ["update": "\(update.updateID)"])
             return
         }
+        if let message = update.message {
+            await answer(message)
+        } else if let query = update.callbackQuery {
+            await navigate(query)
+        }
+        // Cancelled by shutdown: the update stays in the inbox and is handled after restart.
+        guard !Task.isCancelled else { return }
         do {
-            try await telegram.sendMessage(
-                chatID: message.chat.id, html: reply.rendered(with: .telegram), replyTo: message.messageID
-            )
-        } catch is CancellationError {
-            logger.notice("reply cancelled by shutdown", metadata: ["update": "\(update.updateID)"])
+            try await journal?.markProcessed(update.updateID)
         } catch {
-            logger.error("could not send reply", metadata: ["chat": "\(message.chat.id)", "error": "\(error)"])
+            logger.error("could not record a handled update", metadata: ["update": "\(update.updateID)", "error": "\(error)"])
+        }
+    }
+
+    private func answer(_ message: Message) async {
+        guard let text = message.text, let sender = message.from, !sender.isBot else { return }
+        let context = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: sender.id)
+        guard let reply = await router.reply(to: text, context: context), let html = reply.rendered(with: .telegram) else { return }
+        guard !Task.isCancelled else {
+            logger.notice("reply abandoned at shutdown", metadata: ["chat": "\(message.chat.id)"])
+            return
+        }
+        await deliver(to: message.chat.id) {
+            try await telegram.sendMessage(
+                chatID: message.chat.id, html: html, replyTo: message.messageID, keyboard: YearNavigation.keyboard(for: reply)
+            )
+        }
+    }
+
+    private func navigate(_ query: CallbackQuery) async {
+        guard let target = YearNavigation.target(from: query.data) else {
+            return await acknowledge(query, "That button doesn’t work any more. Send a new throwback.")
+        }
+        guard let message = query.message else {
+            return await acknowledge(query, "That message is too old to change. Send a new throwback.")
+        }
+        let context = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: query.from.id)
+        switch await rateLimit.check(context) {
+        case .deny(let reason): return await acknowledge(query, reason)
+        case .ignore: return await acknowledge(query, nil)
+        case .allow: break
+        }
+        let minimum = (try? await store.settings(for: message.chat.id).minimumPlayCount) ?? 1
+        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
+        guard case .throwback = reply, let html = reply.rendered(with: .telegram) else {
+            return await acknowledge(query, reply.rendered(with: .plain))
+        }
+        await deliver(to: message.chat.id) {
+            try await telegram.editMessageText(
+                chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: YearNavigation.keyboard(for: reply)
+            )
+        }
+        await acknowledge(query, nil)
+    }
+
+    /// Answers a button press, so the client stops its spinner; `text` shows as a toast.
+    private func acknowledge(_ query: CallbackQuery, _ text: String?) async {
+        do {
+            try await telegram.answerCallbackQuery(id: query.id, text: text.map { String($0.prefix(200)) })
+        } catch {
+            logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Sends, and remembers a chat that blocked or removed the bot.
+    private func deliver(to chat: Int64, _ send: () async throws -> Void) async {
+        do {
+            try await send()
+        } catch TelegramError.forbidden(let reason) {
+            logger.notice("the bot can no longer post here; marking the chat inactive", metadata: ["chat": "\(chat)", "reason": "\(reason)"])
+            try? await store.markInactive(chat)
+        } catch TelegramError.badRequest(let reason) where reason.contains("message is not modified") {
+            return
+        } catch is CancellationError {
+            logger.notice("reply cancelled by shutdown", metadata: ["chat": "\(chat)"])
+        } catch {
+            logger.error("could not send reply", metadata: ["chat": "\(chat)", "error": "\(error)"])
         }
     }
 }

@@ -1,15 +1,19 @@
-/// Turns a chat message into a command, following the chat grammar: an optional leading `/`,
-/// an optional `@BotName` after the command word, and a case-insensitive command word.
+/// Splits a chat message into a command word and its arguments, following the chat grammar:
+/// an optional leading `/`, an optional `@BotName` after the command word, and a
+/// case-insensitive command word.
 public struct CommandParser: Sendable {
     /// The bot's own username, without `@`. A command addressed to another bot is ignored.
     public var botUsername: String?
+    /// Messages longer than this are not commands; nobody types a 4 KB command.
+    public static let maxCommandLength = 512
 
     public init(botUsername: String? = nil) {
         self.botUsername = botUsername
     }
 
-    public func parse(_ text: String) -> ParseResult {
-        var words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+    /// What `text` is, given the known command declarations.
+    public func parse(_ text: String, specs: [CommandSpec]) -> ParsedMessage {
+        var words = text.prefix(Self.maxCommandLength + 1).split(whereSeparator: \.isWhitespace).map(String.init)
         guard !words.isEmpty else { return .notACommand }
         var word = words.removeFirst()
         let slashed = word.hasPrefix("/")
@@ -21,45 +25,11 @@ public struct CommandParser: Sendable {
                 return .addressedToAnotherBot
             }
         }
-        let lowered = word.lowercased()
-        guard let spec = CommandSpec.all.first(where: { $0.name == lowered || $0.aliases.contains(lowered) }) else {
+        guard let spec = specs.first(where: { $0.matches(word.lowercased()) }) else {
             return slashed ? .unknownCommand(word) : .notACommand
         }
-        switch spec.name {
-        case CommandSpec.throwback.name:
-            return parseThrowback(words)
-        default:
-            return .command(.help)
-        }
-    }
-
-    private func parseThrowback(_ arguments: [String]) -> ParseResult {
-        let usage = ParseResult.usage(spec: .throwback, problem: nil)
-        var user = UserReference.me
-        var years = 1
-        var rest = arguments[...]
-        // A bare number is years: Last.fm names start with a letter.
-        if let first = rest.first, Self.years(first) == nil {
-            if first.lowercased() != "me" {
-                guard LastFMName.isValid(first) else {
-                    return .usage(spec: .throwback, problem: "“\(first.prefix(40))” is not a Last.fm username.")
-                }
-                user = .lastFM(first)
-            }
-            rest = rest.dropFirst()
-        }
-        if let next = rest.first {
-            guard let parsed = Self.years(next) else {
-                return .usage(spec: .throwback, problem: "“\(next.prefix(40))” is not a number of years.")
-            }
-            years = parsed
-            rest = rest.dropFirst()
-        }
-        guard rest.isEmpty else { return usage }
-        guard ThrowbackEngine.yearRange.contains(years) else {
-            return .usage(spec: .throwback, problem: ThrowbackError.yearsOutOfRange(years).userMessage)
-        }
-        return .command(.throwback(user: user, yearsAgo: years))
+        if text.count > Self.maxCommandLength { return .tooLong(spec) }
+        return .command(spec, arguments: words)
     }
 
     /// `3` or `3y`, possibly negative so that the range check can name it.
@@ -72,23 +42,16 @@ public struct CommandParser: Sendable {
 }
 
 /// What a message amounts to.
-public enum ParseResult: Sendable, Equatable {
-    case command(ChatCommand)
-    /// A known command with arguments that do not fit; `problem` says which, if known.
-    case usage(spec: CommandSpec, problem: String?)
+public enum ParsedMessage: Sendable, Equatable {
+    case command(CommandSpec, arguments: [String])
+    /// A command word followed by an absurd amount of text.
+    case tooLong(CommandSpec)
     /// `/something` that is not a command of this bot.
     case unknownCommand(String)
     /// `/command@OtherBot`.
     case addressedToAnotherBot
     /// Ordinary chat text.
     case notACommand
-
-    /// The short reply for a usage error.
-    public var usageMessage: String? {
-        guard case let .usage(spec, problem) = self else { return nil }
-        let hint = "Usage: \(spec.usage)"
-        return problem.map { "\($0) \(hint)" } ?? hint
-    }
 }
 
 /// Last.fm's username rules: 2–15 characters, a letter first, then letters, digits, `_` or `-`.

@@ -17,6 +17,8 @@ public struct BotConfiguration: Sendable {
     public var timeZone: TimeZone
     public var pollTimeout: Int
     public var logLevel: Logger.Level
+    /// Commands per minute per Telegram user and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
+    public var rateLimits: RateLimitGuard.Limits
 
     /// The keys whose values are secret.
     public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY"]
@@ -88,6 +90,12 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "LOG_LEVEL", value: levelName, expected: "trace, debug, info, notice, warning, error or critical")
         }
         logLevel = level
+        let perUser = try integer("rate.limit.user") ?? 5
+        let perChat = try integer("rate.limit.chat") ?? 30
+        for (key, value) in [("RATE_LIMIT_USER", perUser), ("RATE_LIMIT_CHAT", perChat)] where !(1...1000).contains(value) {
+            throw ConfigurationError.invalid(key: key, value: "\(value)", expected: "commands per minute between 1 and 1000")
+        }
+        rateLimits = RateLimitGuard.Limits(perUser: Int(perUser), perChat: Int(perChat))
     }
 
     /// The Last.fm key, or an error that says how to set it.

@@ -1,0 +1,99 @@
+/// `link <lastfm-user>`: links the sender's Telegram account to a Last.fm name.
+public struct LinkCommand: Command {
+    public let spec = CommandSpec(name: "link", arguments: "<lastfm-user>", summary: "link your Telegram account to your Last.fm name")
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+
+    public init(store: BotStore, guards: [any CommandGuard]) {
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        guard invocation.arguments.count == 1 else { return .failure(UsageError()) }
+        var parsed = invocation
+        parsed.lastFMUser = invocation.arguments[0]
+        return .success(parsed)
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
+        do {
+            try await store.link(telegramUser: invocation.userID, to: name)
+            return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}
+
+/// `unlink`: removes the sender's link.
+public struct UnlinkCommand: Command {
+    public let spec = CommandSpec(name: "unlink", summary: "forget your linked Last.fm name")
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+
+    public init(store: BotStore, guards: [any CommandGuard]) {
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.arguments.isEmpty ? .success(invocation) : .failure(UsageError())
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        do {
+            guard let name = try await store.unlink(telegramUser: invocation.userID) else {
+                return .text("You have no linked Last.fm account.")
+            }
+            return .text("Unlinked you from Last.fm user \(name).")
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}
+
+/// `help` (alias `start`): the command list, generated from the declarations.
+public struct HelpCommand: Command {
+    public let spec = CommandSpec(name: "help", aliases: ["start"], summary: "what I can do")
+    public let guards: [any CommandGuard]
+    private let otherSpecs: [CommandSpec]
+
+    public init(guards: [any CommandGuard], otherSpecs: [CommandSpec]) {
+        self.guards = guards
+        self.otherSpecs = otherSpecs
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        .success(invocation)
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        .text(Self.render(otherSpecs))
+    }
+
+    public static func render(_ specs: [CommandSpec]) -> String {
+        var lines = ["I bring back your music history from Last.fm. Commands (the / is optional):"]
+        for spec in specs.filter({ !$0.adminOnly }) {
+            lines.append("• \(line(spec))")
+        }
+        let admin = specs.filter(\.adminOnly)
+        if !admin.isEmpty {
+            lines.append("For admins (add a chat id at the end to manage another chat, e.g. a channel):")
+            lines += admin.map { "• \(line($0))" }
+        }
+        lines.append("Example: throwback rj 3")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func line(_ spec: CommandSpec) -> String {
+        let aliases = spec.aliases.isEmpty ? "" : " (also \(spec.aliases.joined(separator: ", ")))"
+        return "\(spec.usage)\(aliases): \(spec.summary)"
+    }
+}
+
+/// What the user hears when the database fails.
+enum StorageFailure {
+    static let message = "I couldn’t save that just now. Try again in a minute."
+}

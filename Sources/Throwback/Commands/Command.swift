@@ -1,0 +1,77 @@
+/// A chat command object: its declaration, its guards (the can-execute signal), how it reads
+/// its arguments, and what it does. `help` and the Telegram command menu come from `spec`.
+public protocol Command: Sendable {
+    var spec: CommandSpec { get }
+    /// Checked in order; the first that denies decides. Guards with `runsBeforeParsing`
+    /// run before `parse`, the others after it.
+    var guards: [any CommandGuard] { get }
+    /// Reads the arguments into the invocation, or says what is wrong with them.
+    func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError>
+    /// Runs the command; every failure becomes a reply.
+    func execute(_ invocation: CommandInvocation) async -> BotReply
+}
+
+/// Arguments that do not fit a command; `problem` says which, if known.
+public struct UsageError: Error, Sendable, Equatable {
+    public var problem: String?
+
+    public init(_ problem: String? = nil) {
+        self.problem = problem
+    }
+}
+
+/// The declaration of a command: its words, arguments and help line.
+public struct CommandSpec: Sendable, Equatable {
+    /// The command word, as typed and as registered in the command menu.
+    public var name: String
+    public var aliases: [String]
+    /// The argument synopsis, e.g. `[user] [years]`.
+    public var arguments: String
+    /// One line for `help` and the command menu.
+    public var summary: String
+    /// Admin commands manage a chat and take its id as an optional last argument.
+    public var adminOnly: Bool
+
+    public init(name: String, aliases: [String] = [], arguments: String = "", summary: String, adminOnly: Bool = false) {
+        self.name = name
+        self.aliases = aliases
+        self.arguments = arguments
+        self.summary = summary
+        self.adminOnly = adminOnly
+    }
+
+    /// `throwback [user] [years]`; admin commands show their optional chat id.
+    public var usage: String {
+        let arguments = adminOnly ? [self.arguments, "[chat-id]"].filter { !$0.isEmpty }.joined(separator: " ") : self.arguments
+        return arguments.isEmpty ? name : "\(name) \(arguments)"
+    }
+
+    /// Whether `word` (lowercased) names this command.
+    public func matches(_ word: String) -> Bool {
+        name == word || aliases.contains(word)
+    }
+
+    /// The short reply for a usage error.
+    public func usageMessage(_ error: UsageError) -> String {
+        let hint = "Usage: \(usage)"
+        return error.problem.map { "\($0) \(hint)" } ?? hint
+    }
+}
+
+extension CommandInvocation {
+    /// Takes a chat id given as the last argument, for admin commands with at most
+    /// `maxArguments` arguments of their own.
+    func takingTargetChat(maxArguments: Int) -> Result<CommandInvocation, UsageError> {
+        var copy = self
+        if arguments.count == maxArguments + 1 {
+            guard let chat = Int64(arguments[arguments.count - 1]) else {
+                return .failure(UsageError("“\(arguments[arguments.count - 1].prefix(40))” is not a chat id."))
+            }
+            copy.targetChatID = chat
+            copy.arguments.removeLast()
+        } else if arguments.count > maxArguments + 1 {
+            return .failure(UsageError())
+        }
+        return .success(copy)
+    }
+}

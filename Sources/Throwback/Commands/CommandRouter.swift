@@ -1,0 +1,73 @@
+/// Answers one message: finds the command, checks its guards (its can-execute signal),
+/// parses its arguments and runs it. It never throws: every failure becomes a reply.
+public struct CommandRouter: Sendable {
+    public let commands: [any Command]
+    private let parser: CommandParser
+
+    public init(commands: [any Command], botUsername: String? = nil) {
+        self.commands = commands
+        self.parser = CommandParser(botUsername: botUsername)
+    }
+
+    /// The same commands, answering to `@username`.
+    public func named(_ username: String?) -> CommandRouter {
+        CommandRouter(commands: commands, botUsername: username)
+    }
+
+    public var specs: [CommandSpec] { commands.map(\.spec) }
+
+    /// The reply to `text`, or nil when the text is not for this bot.
+    ///
+    /// - Parameter context: the chat and sender; in private chats (and the console) ordinary
+    ///   text and unknown commands get a hint, in groups silence.
+    public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
+        switch parser.parse(text, specs: specs) {
+        case let .command(spec, arguments):
+            guard let command = commands.first(where: { $0.spec == spec }) else { return nil }
+            var invocation = context
+            invocation.arguments = arguments
+            let reply = await run(command, invocation)
+            return reply == .silence ? nil : reply
+        case .tooLong(let spec):
+            return .text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))")
+        case .unknownCommand(let word):
+            return context.isPrivateChat ? .text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.") : nil
+        case .notACommand:
+            return context.isPrivateChat ? .text("I didn’t get that. Send help to see what I can do.") : nil
+        case .addressedToAnotherBot:
+            return nil
+        }
+    }
+
+    /// Checks the guards and runs the command.
+    public func run(_ command: any Command, _ invocation: CommandInvocation) async -> BotReply {
+        do {
+            var invocation = try await Self.check(command.guards.filter(\.runsBeforeParsing), invocation)
+            switch command.parse(invocation) {
+            case .success(let parsed): invocation = parsed
+            case .failure(let error): return .text(command.spec.usageMessage(error))
+            }
+            invocation = try await Self.check(command.guards.filter { !$0.runsBeforeParsing }, invocation)
+            return await command.execute(invocation)
+        } catch {
+            return error.reply
+        }
+    }
+
+    /// Runs guards in order; the first refusal ends the command.
+    private static func check(_ guards: [any CommandGuard], _ invocation: CommandInvocation) async throws(Refusal) -> CommandInvocation {
+        var invocation = invocation
+        for guardian in guards {
+            switch await guardian.check(invocation) {
+            case .allow(let refined): invocation = refined
+            case .deny(let reason): throw Refusal(reply: .text(reason))
+            case .ignore: throw Refusal(reply: .silence)
+            }
+        }
+        return invocation
+    }
+
+    private struct Refusal: Error {
+        var reply: BotReply
+    }
+}

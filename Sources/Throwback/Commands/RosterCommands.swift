@@ -1,0 +1,134 @@
+import LastFM
+
+/// The most Last.fm users a chat's roster holds, so a weekly post stays readable.
+let rosterLimit = 50
+
+/// `track <user>`: adds a Last.fm user, in Last.fm's spelling, to this chat's roster.
+public struct TrackCommand: Command {
+    public let spec = CommandSpec(name: "track", arguments: "<user>", summary: "add a Last.fm user to this chat's weekly throwbacks", adminOnly: true)
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+
+    public init(store: BotStore, guards: [any CommandGuard]) {
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
+            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
+            var named = parsed
+            named.lastFMUser = parsed.arguments[0]
+            return .success(named)
+        }
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
+        do {
+            let added = try await store.addToRoster([name], chat: invocation.targetChatID, limit: rosterLimit)
+            if !added.isEmpty { return .text("Now tracking \(name).") }
+            let roster = try await store.roster(of: invocation.targetChatID)
+            return roster.contains { $0.nameKey == name.lowercased() }
+                ? .text("\(name) is already tracked.")
+                : .text("The roster is full (\(rosterLimit) users). Untrack someone first.")
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}
+
+/// `untrack <user>`: removes a user from this chat's roster.
+public struct UntrackCommand: Command {
+    public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a Last.fm user from this chat's roster", adminOnly: true)
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+
+    public init(store: BotStore, guards: [any CommandGuard]) {
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
+            parsed.arguments.count == 1 ? .success(parsed) : .failure(UsageError())
+        }
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        let name = invocation.arguments[0]
+        do {
+            guard let removed = try await store.removeFromRoster(name, chat: invocation.targetChatID) else {
+                return .text("“\(name.prefix(40))” is not tracked here.")
+            }
+            return .text("Stopped tracking \(removed.lastFMName).")
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}
+
+/// `tracked`: lists this chat's roster in Last.fm's spelling.
+public struct TrackedCommand: Command {
+    public let spec = CommandSpec(name: "tracked", summary: "list the Last.fm users this chat tracks", adminOnly: true)
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+
+    public init(store: BotStore, guards: [any CommandGuard]) {
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 0)
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        do {
+            let roster = try await store.roster(of: invocation.targetChatID)
+            guard !roster.isEmpty else { return .text("Nobody is tracked here yet. Add someone with: track <user>") }
+            return .text("Tracked (\(roster.count)): " + roster.map(\.lastFMName).joined(separator: ", "))
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}
+
+/// `import <user>`: adds that user's Last.fm friends who are not on the roster yet.
+public struct ImportCommand: Command {
+    public let spec = CommandSpec(name: "import", arguments: "<user>", summary: "add a Last.fm user's friends to the roster", adminOnly: true)
+    public let guards: [any CommandGuard]
+    private let store: BotStore
+    private let lastFM: any LastFMClient
+
+    public init(store: BotStore, lastFM: any LastFMClient, guards: [any CommandGuard]) {
+        self.store = store
+        self.lastFM = lastFM
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
+            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
+            var named = parsed
+            named.lastFMUser = parsed.arguments[0]
+            return .success(named)
+        }
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
+        do {
+            let friends = try await lastFM.allFriends(user: name).map(\.name)
+            guard !friends.isEmpty else { return .text("\(name) has no Last.fm friends to import.") }
+            let added = try await store.addToRoster(friends, chat: invocation.targetChatID, limit: rosterLimit)
+            var text = "Imported \(WeekDescription.count(added.count, "friend")) of \(name); skipped \(friends.count - added.count)"
+            text += added.count < friends.count ? " (already tracked, or the roster is full at \(rosterLimit))." : "."
+            return .text(text)
+        } catch let error as LastFMError {
+            return .text(error.userMessage)
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}

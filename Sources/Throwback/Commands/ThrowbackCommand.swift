@@ -1,0 +1,65 @@
+import LastFM
+
+/// `throwback [user] [years]` (alias `tb`): a user's top albums this week, N years ago.
+/// `me` or no user means the sender's linked account.
+public struct ThrowbackCommand: Command {
+    public let spec = CommandSpec(
+        name: "throwback", aliases: ["tb"], arguments: "[user] [years]",
+        summary: "the albums a Last.fm user played most this week, N years ago (default 1)"
+    )
+    public let guards: [any CommandGuard]
+    private let engine: ThrowbackEngine
+    private let store: BotStore
+
+    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard]) {
+        self.engine = engine
+        self.store = store
+        self.guards = guards
+    }
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        var parsed = invocation
+        var rest = invocation.arguments[...]
+        // A bare number is years: Last.fm names start with a letter.
+        if let first = rest.first, CommandParser.years(first) == nil {
+            if first.lowercased() != "me" {
+                guard LastFMName.isValid(first) else { return .failure(UsageError("“\(first.prefix(40))” is not a Last.fm username.")) }
+                parsed.lastFMUser = first
+            }
+            rest = rest.dropFirst()
+        }
+        var years = 1
+        if let next = rest.first {
+            guard let value = CommandParser.years(next) else {
+                return .failure(UsageError("“\(next.prefix(40))” is not a number of years."))
+            }
+            years = value
+            rest = rest.dropFirst()
+        }
+        guard rest.isEmpty else { return .failure(UsageError()) }
+        guard ThrowbackEngine.yearRange.contains(years) else {
+            return .failure(UsageError(ThrowbackError.yearsOutOfRange(years).userMessage))
+        }
+        parsed.yearsAgo = years
+        return .success(parsed)
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        guard let user = invocation.lastFMUser else { return .text(LinkedAccountGuard.notLinked) }
+        let minimum = (try? await store.settings(for: invocation.chatID).minimumPlayCount) ?? 1
+        return await throwback(user: user, yearsAgo: invocation.yearsAgo ?? 1, minimumPlayCount: minimum)
+    }
+
+    /// A throwback, with errors turned into their user-facing line.
+    public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int) async -> BotReply {
+        do {
+            return .throwback(try await engine.throwback(user: user, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount))
+        } catch let error as LastFMError {
+            return .text(error.userMessage)
+        } catch let error as ThrowbackError {
+            return .text(error.userMessage)
+        } catch {
+            return .text("Something went wrong. Try again in a minute.")
+        }
+    }
+}

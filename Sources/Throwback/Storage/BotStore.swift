@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+
+/// The bot's SQLite database: rosters, account links, chat settings, the update journal and
+/// the Last.fm cache. WAL mode with a single writer (a `DatabasePool`); migrations are
+/// explicit and append-only: never edit a registered migration, add a new one.
+public struct BotStore: Sendable {
+    let database: any DatabaseWriter
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        try self.init(writer: try DatabasePool(path: path, configuration: configuration))
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        database = writer
+        try Self.migrator.migrate(database)
+    }
+
+    /// A database that lives in memory only, for the console and tests.
+    public static func inMemory() throws -> BotStore {
+        try BotStore(writer: DatabaseQueue())
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: rosters, links, chats, update journal, Last.fm cache") { db in
+            try db.create(table: "chat") { t in
+                t.primaryKey("id", .integer)
+                t.column("minimumPlayCount", .integer).notNull().defaults(to: 1)
+                t.column("weeklyEnabled", .boolean).notNull().defaults(to: true)
+                t.column("schedule", .text)
+                t.column("active", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(table: "rosterEntry") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("nameKey", .text).notNull()
+                t.column("lastFMName", .text).notNull()
+                t.column("addedAt", .datetime).notNull()
+                t.primaryKey(["chatID", "nameKey"])
+            }
+            try db.create(table: "accountLink") { t in
+                t.primaryKey("telegramUserID", .integer)
+                t.column("lastFMName", .text).notNull()
+            }
+            try db.create(table: "updateOffset") { t in
+                t.primaryKey("id", .integer)
+                t.column("nextOffset", .integer).notNull()
+            }
+            try db.create(table: "inboxUpdate") { t in
+                t.primaryKey("updateID", .integer)
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "processedUpdate") { t in
+                t.primaryKey("updateID", .integer)
+                t.column("processedAt", .datetime).notNull()
+            }
+            try db.create(table: "lastfmCache") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .blob).notNull()
+                t.column("expiresAt", .datetime)
+            }
+        }
+        return migrator
+    }
+
+    // MARK: Chats
+
+    public func settings(for chat: Int64) async throws -> ChatSettings {
+        try await database.read { db in try ChatSettings.fetchOne(db, key: chat) } ?? ChatSettings(id: chat)
+    }
+
+    /// Changes a chat's settings, creating its row if needed.
+    public func updateSettings(for chat: Int64, _ change: @escaping @Sendable (inout ChatSettings) -> Void) async throws {
+        try await database.write { db in
+            var settings = try ChatSettings.fetchOne(db, key: chat) ?? ChatSettings(id: chat)
+            change(&settings)
+            try settings.save(db)
+        }
+    }
+
+    /// After a 403: the bot cannot post there any more, so it stops trying.
+    public func markInactive(_ chat: Int64) async throws {
+        try await updateSettings(for: chat) {
+            $0.active = false
+            $0.weeklyEnabled = false
+        }
+    }
+
+    /// A group became a supergroup: everything stored for the old id moves to the new one.
+    public func migrateChat(from old: Int64, to new: Int64) async throws {
+        try await database.write { db in
+            if var settings = try ChatSettings.fetchOne(db, key: old) {
+                try settings.delete(db)
+                settings.id = new
+                try settings.save(db)
+            }
+            try db.execute(sql: "UPDATE OR IGNORE rosterEntry SET chatID = ? WHERE chatID = ?", arguments: [new, old])
+            try db.execute(sql: "DELETE FROM rosterEntry WHERE chatID = ?", arguments: [old])
+        }
+    }
+
+    // MARK: Rosters
+
+    public func roster(of chat: Int64) async throws -> [RosterEntry] {
+        try await database.read { db in
+            try RosterEntry.filter(Column("chatID") == chat).order(Column("nameKey")).fetchAll(db)
+        }
+    }
+
+    /// Adds names not already on the roster, up to `limit` entries in all.
+    /// Returns the names added, in the order given.
+    public func addToRoster(_ names: [String], chat: Int64, limit: Int) async throws -> [String] {
+        try await database.write { db in
+            var count = try RosterEntry.filter(Column("chatID") == chat).fetchCount(db)
+            var added: [String] = []
+            for name in names where count < limit {
+                guard try RosterEntry.fetchOne(db, key: ["chatID": chat, "nameKey": name.lowercased()]) == nil else { continue }
+                try RosterEntry(chatID: chat, lastFMName: name).insert(db)
+                added.append(name)
+                count += 1
+            }
+            return added
+        }
+    }
+
+    /// Removes a name (any spelling); returns the removed entry, if it was there.
+    public func removeFromRoster(_ name: String, chat: Int64) async throws -> RosterEntry? {
+        try await database.write { db in
+            guard let entry = try RosterEntry.fetchOne(db, key: ["chatID": chat, "nameKey": name.lowercased()]) else { return nil }
+            try entry.delete(db)
+            return entry
+        }
+    }
+
+    // MARK: Account links
+
+    public func link(telegramUser: Int64, to lastFMName: String) async throws {
+        try await database.write { db in try AccountLink(telegramUserID: telegramUser, lastFMName: lastFMName).save(db) }
+    }
+
+    /// Removes a link; returns the name that was linked, if any.
+    public func unlink(telegramUser: Int64) async throws -> String? {
+        try await database.write { db in
+            guard let link = try AccountLink.fetchOne(db, key: telegramUser) else { return nil }
+            try link.delete(db)
+            return link.lastFMName
+        }
+    }
+
+    public func linkedName(of telegramUser: Int64) async throws -> String? {
+        try await database.read { db in try AccountLink.fetchOne(db, key: telegramUser)?.lastFMName }
+    }
+}

@@ -1,0 +1,8 @@
+import LastFM
+
+/// A Last.fm client for tests that must not reach Last.fm.
+struct NoLastFM: LastFMClient {
+    func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
+        throw LastFMError.transport("no Last.fm in this test")
+    }
+}
