@@ -78,7 +78,7 @@ let package = Package(
             "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
-            "Throwback", "LastFM", .product(name: "Clocks", package: "swift-clocks"),
+            "Throwback", "LastFM", "Telegram", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
         ]),
         .testTarget(name: "TelegramTests", dependencies: [

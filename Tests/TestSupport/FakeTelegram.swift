@@ -35,6 +35,10 @@ public actor FakeTelegram {
     /// Messages that were accepted (answered ok), in order.
     public private(set) var delivered: [Call] = []
     public var administrators: [Int64: [Int64]] = [:]
+    /// The ids of the messages `sendMessage` created, in order.
+    public private(set) var sentMessageIDs: [Int64] = []
+    /// Acts like a Telegram that never saw the confirming poll: updates are delivered again.
+    public var ignoresConfirmations = false
 
     private var pendingUpdates: [[String: Any]] = []
     private var nextUpdateID: Int64 = 1
@@ -79,6 +83,28 @@ public actor FakeTelegram {
             "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": "en"],
             "chat": ["id": chatID, "type": chatType, "title": "Test chat"],
         ] as [String: Any]])
+    }
+
+    /// Sets the administrators of a chat, for `getChatAdministrators`.
+    public func setAdministrators(_ ids: [Int64], of chat: Int64) {
+        administrators[chat] = ids
+    }
+
+    public func setIgnoresConfirmations(_ value: Bool) {
+        ignoresConfirmations = value
+    }
+
+    /// Queues a button press on message `messageID` (nil: a message too old to be included).
+    @discardableResult
+    public func pushCallback(data: String, chatID: Int64, messageID: Int64?, userID: Int64 = 7) -> Int64 {
+        var query: [String: Any] = [
+            "id": "q\(nextUpdateID)", "data": data, "chat_instance": "ci",
+            "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
+        ]
+        if let messageID {
+            query["message"] = ["message_id": messageID, "date": 1_700_000_000, "text": "…", "chat": ["id": chatID, "type": "group"]] as [String: Any]
+        }
+        return push(["callback_query": query])
     }
 
     /// Queues a raw update body (the fake adds `update_id`); returns its id.
@@ -153,6 +179,7 @@ public actor FakeTelegram {
         case "sendMessage", "editMessageText":
             delivered.append(call)
             let id = method == "sendMessage" ? nextMessage() : ((call.parameters["message_id"] as? NSNumber)?.int64Value ?? 0)
+            if method == "sendMessage" { sentMessageIDs.append(id) }
             return ok([
                 "message_id": id, "date": 1_700_000_000, "text": call.text ?? "",
                 "chat": ["id": call.chatID ?? 0, "type": "group"],
@@ -168,13 +195,14 @@ public actor FakeTelegram {
 
     /// Long-polls: drops confirmed updates, then waits until some are pending.
     private func updates(after offset: Int64?) async -> [[String: Any]] {
-        if let offset {
+        if let offset, !ignoresConfirmations {
             pendingUpdates.removeAll { (($0["update_id"] as? Int64) ?? 0) < offset }
         }
-        while pendingUpdates.isEmpty && !stopped {
+        let fresh = { self.pendingUpdates.filter { self.ignoresConfirmations || (($0["update_id"] as? Int64) ?? 0) >= (offset ?? 0) } }
+        while fresh().isEmpty && !stopped {
             await withCheckedContinuation { updateWaiters.append($0) }
         }
-        return pendingUpdates
+        return fresh()
     }
 
     private func ok(_ result: Any) -> FakeResponse {

@@ -3,7 +3,11 @@ import Telegram
 
 /// Turns one Telegram update into at most one reply. Commands are answered as a reply to the
 /// command message; presses of ◀ / ▶ edit the throwback in place; in groups, other text is
-/// ignored silently. With a journal, an update is handled at most once across restarts.
+/// ignored silently.
+///
+/// With a journal, an update is recorded as handled just before its answer goes out. A
+/// crash after that point loses at most that one answer; it never sends it twice. A crash
+/// before it leaves the update in the inbox, to be handled after the restart.
 public struct ChatUpdateHandler: Sendable {
     private let telegram: any TelegramClient
     private let router: CommandRouter
@@ -32,12 +36,17 @@ public struct ChatUpdateHandler: Sendable {
             return
         }
         if let message = update.message {
-            await answer(message)
+            await answer(message, update: update)
         } else if let query = update.callbackQuery {
-            await navigate(query)
+            await navigate(query, update: update)
         }
         // Cancelled by shutdown: the update stays in the inbox and is handled after restart.
         guard !Task.isCancelled else { return }
+        await commit(update)
+    }
+
+    /// Records the update as handled. Idempotent.
+    private func commit(_ update: Update) async {
         do {
             try await journal?.markProcessed(update.updateID)
         } catch {
@@ -45,7 +54,7 @@ public struct ChatUpdateHandler: Sendable {
         }
     }
 
-    private func answer(_ message: Message) async {
+    private func answer(_ message: Message, update: Update) async {
         guard let text = message.text, let sender = message.from, !sender.isBot else { return }
         let context = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: sender.id)
         guard let reply = await router.reply(to: text, context: context), let html = reply.rendered(with: .telegram) else { return }
@@ -53,6 +62,7 @@ public struct ChatUpdateHandler: Sendable {
             logger.notice("reply abandoned at shutdown", metadata: ["chat": "\(message.chat.id)"])
             return
         }
+        await commit(update)
         await deliver(to: message.chat.id) {
             try await telegram.sendMessage(
                 chatID: message.chat.id, html: html, replyTo: message.messageID, keyboard: YearNavigation.keyboard(for: reply)
@@ -60,7 +70,7 @@ public struct ChatUpdateHandler: Sendable {
         }
     }
 
-    private func navigate(_ query: CallbackQuery) async {
+    private func navigate(_ query: CallbackQuery, update: Update) async {
         guard let target = YearNavigation.target(from: query.data) else {
             return await acknowledge(query, "That button doesn’t work any more. Send a new throwback.")
         }
@@ -78,6 +88,8 @@ public struct ChatUpdateHandler: Sendable {
         guard case .throwback = reply, let html = reply.rendered(with: .telegram) else {
             return await acknowledge(query, reply.rendered(with: .plain))
         }
+        guard !Task.isCancelled else { return }
+        await commit(update)
         await deliver(to: message.chat.id) {
             try await telegram.editMessageText(
                 chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: YearNavigation.keyboard(for: reply)

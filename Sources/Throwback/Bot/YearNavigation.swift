@@ -7,6 +7,11 @@ public enum YearNavigation {
     public struct Target: Sendable, Equatable {
         public var user: String
         public var yearsAgo: Int
+
+        public init(user: String, yearsAgo: Int) {
+            self.user = user
+            self.yearsAgo = yearsAgo
+        }
     }
 
     public static func data(user: String, yearsAgo: Int) -> String {
