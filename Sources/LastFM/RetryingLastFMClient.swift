@@ -17,19 +17,16 @@ public struct RetryingLastFMClient: LastFMClient {
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
-        var attempt = 1
-        while true {
-            do {
-                return try await base.send(call)
-            } catch let error as LastFMError where error.isRetryable && attempt < policy.maxAttempts {
-                let delay = policy.delay(beforeRetry: attempt)
-                logger.info("retrying Last.fm call", metadata: [
-                    "method": "\(call.method)", "attempt": "\(attempt + 1)", "delay": "\(delay)",
-                ])
-                try await clock.sleep(delay)
-                attempt += 1
-            }
-        }
+        try await withRetries(
+            policy: policy, clock: clock,
+            delay: { error, attempt in
+                (error as? LastFMError)?.isRetryable == true ? policy.delay(beforeRetry: attempt) : nil
+            },
+            willRetry: { _, attempt, delay in
+                logger.info("retrying Last.fm call", metadata: ["method": "\(call.method)", "attempt": "\(attempt)", "delay": "\(delay)"])
+            },
+            operation: { try await base.send(call) }
+        )
     }
 }
 

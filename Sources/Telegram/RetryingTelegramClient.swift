@@ -18,21 +18,18 @@ public struct RetryingTelegramClient: TelegramClient {
     }
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
-        var attempt = 1
-        while true {
-            do {
-                return try await base.send(request)
-            } catch let error as TelegramError {
-                guard attempt < policy.maxAttempts, let delay = delay(after: error, attempt: attempt, request: request) else {
-                    throw error
-                }
+        try await withRetries(
+            policy: policy, clock: clock,
+            delay: { error, attempt in
+                (error as? TelegramError).flatMap { delay(after: $0, attempt: attempt, request: request) }
+            },
+            willRetry: { error, attempt, delay in
                 logger.info("retrying Telegram call", metadata: [
-                    "method": "\(request.method)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "error": "\(error)",
+                    "method": "\(request.method)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)",
                 ])
-                try await clock.sleep(delay)
-                attempt += 1
-            }
-        }
+            },
+            operation: { try await base.send(request) }
+        )
     }
 
     private func delay<Response>(after error: TelegramError, attempt: Int, request: TelegramRequest<Response>) -> Duration? {

@@ -28,6 +28,7 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
             "LASTFM_API_KEY": "key", "LASTFM_API_URL": "https://libre.fm/2.0/", "DATABASE_PATH": "/tmp/x.sqlite",
             "ADMIN_USER_IDS": "1, 22,333", "THROWBACK_CHAT_ID": "-100123", "THROWBACK_SCHEDULE": "fri 18:30",
             "THROWBACK_TIMEZONE": "Europe/Berlin", "POLL_TIMEOUT": "25", "LOG_LEVEL": "DEBUG",
+            "RATE_LIMIT_USER": "3", "RATE_LIMIT_CHAT": "12",
         ])
         #expect(config.telegramToken == "123:abc")
         #expect(config.telegramAPIURL.absoluteString == "http://127.0.0.1:8081")
@@ -40,6 +41,8 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.timeZone.identifier == "Europe/Berlin")
         #expect(config.pollTimeout == 25)
         #expect(config.logLevel == .debug)
+        #expect(config.rateLimits.perUser == 3)
+        #expect(config.rateLimits.perChat == 12)
     }
 
     @Test func aMissingKeyExplainsWhatToSet() throws {
@@ -55,7 +58,7 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
 
     @Test(arguments: [
         ["ADMIN_USER_IDS": "1,bob"], ["THROWBACK_SCHEDULE": "someday"], ["THROWBACK_TIMEZONE": "Mars/Olympus"],
-        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
+        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["RATE_LIMIT_USER": "0"], ["RATE_LIMIT_CHAT": "lots"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
     ])
     func invalidValuesAreNamed(environment: [String: String]) {
         #expect {

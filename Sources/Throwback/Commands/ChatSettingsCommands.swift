@@ -11,8 +11,7 @@ public struct FilterCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
+        invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
             guard let n = Int(parsed.arguments[0]), Self.range.contains(n) else {
                 return .failure(UsageError("The minimum play count is a number from \(Self.range.lowerBound) to \(Self.range.upperBound)."))
             }
@@ -45,8 +44,7 @@ public struct WeeklyCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
+        invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
             var toggled = parsed
             switch parsed.arguments[0].lowercased() {
             case "on": toggled.toggle = true

@@ -74,4 +74,18 @@ extension CommandInvocation {
         }
         return .success(copy)
     }
+
+    /// For admin commands of exactly `count` arguments plus an optional chat id.
+    func takingTargetChat(andExactly count: Int) -> Result<CommandInvocation, UsageError> {
+        takingTargetChat(maxArguments: count).flatMap { $0.arguments.count == count ? .success($0) : .failure(UsageError()) }
+    }
+
+    /// For admin commands whose one argument names a Last.fm user, plus an optional chat id.
+    func takingTargetChatAndUser() -> Result<CommandInvocation, UsageError> {
+        takingTargetChat(andExactly: 1).map { parsed in
+            var named = parsed
+            named.lastFMUser = parsed.arguments[0]
+            return named
+        }
+    }
 }

@@ -15,12 +15,7 @@ public struct TrackCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
-            var named = parsed
-            named.lastFMUser = parsed.arguments[0]
-            return .success(named)
-        }
+        invocation.takingTargetChatAndUser()
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
@@ -50,9 +45,7 @@ public struct UntrackCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            parsed.arguments.count == 1 ? .success(parsed) : .failure(UsageError())
-        }
+        invocation.takingTargetChat(andExactly: 1)
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
@@ -108,12 +101,7 @@ public struct ImportCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            guard parsed.arguments.count == 1 else { return .failure(UsageError()) }
-            var named = parsed
-            named.lastFMUser = parsed.arguments[0]
-            return .success(named)
-        }
+        invocation.takingTargetChatAndUser()
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
