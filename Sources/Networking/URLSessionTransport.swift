@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -30,17 +31,36 @@ public struct URLSessionTransport: HTTPTransport {
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
-        do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else {
-                throw TransportError("the response was not HTTP")
+        let (data, response) = try await perform(urlRequest)
+        guard let http = response as? HTTPURLResponse else {
+            throw TransportError("the response was not HTTP")
+        }
+        return HTTPResponse(status: http.statusCode, body: data)
+    }
+
+    /// Runs a data task, cancelling it when the calling task is cancelled.
+    ///
+    /// This does not use `URLSession.data(for:)`: on Linux its cancellation handler cancels
+    /// the task synchronously on the session's queue while the Swift task's status is locked,
+    /// and that deadlocks against a response completing at the same moment (seen in this
+    /// project's tests). Here the cancellation handler only schedules the cancel.
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let handle = DataTaskHandle()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let response, error == nil {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else if handle.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume(throwing: Self.transportError(error ?? URLError(.badServerResponse)))
+                    }
+                }
+                handle.start(task)
             }
-            return HTTPResponse(status: http.statusCode, body: data)
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw Self.transportError(error)
+        } onCancel: {
+            handle.cancel()
         }
     }
 
@@ -59,6 +79,35 @@ public struct URLSessionTransport: HTTPTransport {
         case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted: return neverSent("TLS handshake failed")
         default: return TransportError("network error \(nsError.code)")
         }
+    }
+}
+
+/// The data task of one request, and whether its Swift task was cancelled. Cancellation
+/// may come before the data task exists, so both sides check the flag under the lock.
+private final class DataTaskHandle: Sendable {
+    private let state = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+
+    var isCancelled: Bool {
+        state.withLock { $0.cancelled }
+    }
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        // A task cancelled before it runs may never call its completion handler; run it, then cancel.
+        task.resume()
+        if cancelled { DispatchQueue.global().async { task.cancel() } }
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        // Never cancel inline: the caller holds the Swift task's status lock (see `perform`).
+        if let task { DispatchQueue.global().async { task.cancel() } }
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LastFM
+import Networking
 import Throwback
 
 /// `vinylogue-bot console [--demo] [--user-id N]`: chat with the bot in a terminal, one line

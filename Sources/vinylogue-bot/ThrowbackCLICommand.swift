@@ -1,5 +1,6 @@
 import ArgumentParser
 import LastFM
+import Networking
 import Throwback
 
 /// `vinylogue-bot throwback <user> [years]`: print one summary and exit.

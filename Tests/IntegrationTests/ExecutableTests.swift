@@ -47,7 +47,7 @@ enum Executable {
     }
 }
 
-@Suite struct ExecutableTests {
+@Suite(.timeLimit(.minutes(2))) struct ExecutableTests {
     @Test func theDemoConsoleAnswersInOrderAndExitsZero() async throws {
         let result = try await Executable.run(
             ["console", "--demo"], input: "throwback alice 3\nthrowback nobody_here 2\ntb alice banana\n"

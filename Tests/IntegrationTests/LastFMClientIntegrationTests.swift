@@ -7,7 +7,7 @@ import TestSupport
 import Throwback
 
 /// The real HTTP client, with its adaptors, against a Last.fm fake on 127.0.0.1.
-@Suite struct LastFMClientIntegrationTests {
+@Suite(.timeLimit(.minutes(2))) struct LastFMClientIntegrationTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
     /// The Last.fm week that holds "now − 3 years".
     static let target = LastFMWeek.start(of: WeekFinder.date(yearsBefore: now, years: 3))

@@ -1,4 +1,5 @@
 import LastFM
+import Networking
 import Telegram
 
 /// The bot's full command set, wired with its guards: the one place that says which

@@ -1,0 +1,33 @@
+import Networking
+
+/// Feeds a `CircuitBreaker` from the calls it passes through, and refuses calls while it is open.
+public struct CircuitBreakingLastFMClient: LastFMClient {
+    private let base: any LastFMClient
+    private let breaker: CircuitBreaker
+
+    public init(base: any LastFMClient, breaker: CircuitBreaker) {
+        self.base = base
+        self.breaker = breaker
+    }
+
+    public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
+        if await breaker.state == .open {
+            throw LastFMError.temporarilyUnavailable("circuit open")
+        }
+        do {
+            let value = try await base.send(call)
+            await breaker.recordSuccess()
+            return value
+        } catch let error as LastFMError {
+            if error.isServiceFailure { await breaker.recordFailure() } else { await breaker.recordSuccess() }
+            throw error
+        }
+    }
+}
+
+extension LastFMClient {
+    /// Reports every outcome to `breaker` and fails fast while it is open.
+    public func circuitBroken(by breaker: CircuitBreaker) -> CircuitBreakingLastFMClient {
+        CircuitBreakingLastFMClient(base: self, breaker: breaker)
+    }
+}

@@ -1,0 +1,15 @@
+import LastFM
+import Networking
+
+/// Refuses Last.fm commands while the breaker is open.
+public struct LastFMHealthGuard: CommandGuard {
+    private let breaker: CircuitBreaker
+
+    public init(breaker: CircuitBreaker) {
+        self.breaker = breaker
+    }
+
+    public func check(_ invocation: CommandInvocation) async -> GuardDecision {
+        await breaker.state == .open ? .deny(LastFMError.temporarilyUnavailable("circuit open").userMessage) : .allow(invocation)
+    }
+}
