@@ -2,12 +2,7 @@
 public struct LinkCommand: Command {
     public let spec = CommandSpec(name: "link", arguments: "<lastfm-user>", summary: "link your Telegram account to your Last.fm name")
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         guard invocation.arguments.count == 1 else { return .failure(UsageError()) }
@@ -18,11 +13,9 @@ public struct LinkCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
-        do {
+        return await savingState {
             try await store.link(telegramUser: invocation.userID, to: name)
             return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }
@@ -31,25 +24,18 @@ public struct LinkCommand: Command {
 public struct UnlinkCommand: Command {
     public let spec = CommandSpec(name: "unlink", summary: "forget your linked Last.fm name")
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.arguments.isEmpty ? .success(invocation) : .failure(UsageError())
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        do {
+        return await savingState {
             guard let name = try await store.unlink(telegramUser: invocation.userID) else {
                 return .text("You have no linked Last.fm account.")
             }
             return .text("Unlinked you from Last.fm user \(name).")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }

@@ -3,12 +3,7 @@ public struct FilterCommand: Command {
     public static let range = 1...1000
     public let spec = CommandSpec(name: "filter", arguments: "<n>", summary: "hide albums with fewer than n plays in this chat", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
@@ -23,11 +18,9 @@ public struct FilterCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         let n = invocation.number ?? 1
-        do {
+        return await savingState {
             try await store.updateSettings(for: invocation.targetChatID) { $0.minimumPlayCount = n }
             return .text(n == 1 ? "Showing every album again." : "Hiding albums with fewer than \(n) plays.")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }
@@ -36,12 +29,7 @@ public struct FilterCommand: Command {
 public struct WeeklyCommand: Command {
     public let spec = CommandSpec(name: "weekly", arguments: "on|off", summary: "turn this chat's weekly throwback post on or off", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
@@ -57,14 +45,12 @@ public struct WeeklyCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         let on = invocation.toggle ?? true
-        do {
+        return await savingState {
             try await store.updateSettings(for: invocation.targetChatID) {
                 $0.weeklyEnabled = on
                 if on { $0.active = true }
             }
             return .text(on ? "The weekly throwback post is on." : "The weekly throwback post is off.")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }

@@ -89,3 +89,14 @@ extension CommandInvocation {
         }
     }
 }
+
+extension Command {
+    /// Runs a body that reads or writes storage; a database failure becomes one apologetic line.
+    func savingState(_ body: () async throws -> BotReply) async -> BotReply {
+        do {
+            return try await body()
+        } catch {
+            return .text(StorageFailure.message)
+        }
+    }
+}

@@ -33,14 +33,14 @@ public enum CommandSet {
         let healthy = LastFMHealthGuard(breaker: d.breaker)
         var commands: [any Command] = [
             throwback(d),
-            LinkCommand(store: d.store, guards: [d.rateLimit, healthy, d.validUser]),
-            UnlinkCommand(store: d.store, guards: [d.rateLimit]),
-            TrackCommand(store: d.store, guards: [d.rateLimit, d.admin, healthy, d.validUser]),
-            UntrackCommand(store: d.store, guards: [d.rateLimit, d.admin]),
-            TrackedCommand(store: d.store, guards: [d.rateLimit, d.admin]),
-            ImportCommand(store: d.store, lastFM: d.lastFM, guards: [d.rateLimit, d.admin, healthy, d.validUser]),
-            FilterCommand(store: d.store, guards: [d.rateLimit, d.admin]),
-            WeeklyCommand(store: d.store, guards: [d.rateLimit, d.admin]),
+            LinkCommand(guards: [d.rateLimit, healthy, d.validUser], store: d.store),
+            UnlinkCommand(guards: [d.rateLimit], store: d.store),
+            TrackCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store),
+            UntrackCommand(guards: [d.rateLimit, d.admin], store: d.store),
+            TrackedCommand(guards: [d.rateLimit, d.admin], store: d.store),
+            ImportCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store, lastFM: d.lastFM),
+            FilterCommand(guards: [d.rateLimit, d.admin], store: d.store),
+            WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store),
         ]
         commands.insert(HelpCommand(guards: [d.rateLimit], otherSpecs: commands.map(\.spec)), at: 3)
         return commands

@@ -7,12 +7,7 @@ let rosterLimit = 50
 public struct TrackCommand: Command {
     public let spec = CommandSpec(name: "track", arguments: "<user>", summary: "add a Last.fm user to this chat's weekly throwbacks", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChatAndUser()
@@ -20,15 +15,13 @@ public struct TrackCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
-        do {
+        return await savingState {
             let added = try await store.addToRoster([name], chat: invocation.targetChatID, limit: rosterLimit)
             if !added.isEmpty { return .text("Now tracking \(name).") }
             let roster = try await store.roster(of: invocation.targetChatID)
             return roster.contains { $0.nameKey == name.lowercased() }
                 ? .text("\(name) is already tracked.")
                 : .text("The roster is full (\(rosterLimit) users). Untrack someone first.")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }
@@ -37,12 +30,7 @@ public struct TrackCommand: Command {
 public struct UntrackCommand: Command {
     public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a Last.fm user from this chat's roster", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1)
@@ -50,13 +38,11 @@ public struct UntrackCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         let name = invocation.arguments[0]
-        do {
+        return await savingState {
             guard let removed = try await store.removeFromRoster(name, chat: invocation.targetChatID) else {
                 return .text("“\(name.prefix(40))” is not tracked here.")
             }
             return .text("Stopped tracking \(removed.lastFMName).")
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }
@@ -65,24 +51,17 @@ public struct UntrackCommand: Command {
 public struct TrackedCommand: Command {
     public let spec = CommandSpec(name: "tracked", summary: "list the Last.fm users this chat tracks", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-
-    public init(store: BotStore, guards: [any CommandGuard]) {
-        self.store = store
-        self.guards = guards
-    }
+    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(maxArguments: 0)
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        do {
+        return await savingState {
             let roster = try await store.roster(of: invocation.targetChatID)
             guard !roster.isEmpty else { return .text("Nobody is tracked here yet. Add someone with: track <user>") }
             return .text("Tracked (\(roster.count)): " + roster.map(\.lastFMName).joined(separator: ", "))
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }
@@ -91,14 +70,8 @@ public struct TrackedCommand: Command {
 public struct ImportCommand: Command {
     public let spec = CommandSpec(name: "import", arguments: "<user>", summary: "add a Last.fm user's friends to the roster", adminOnly: true)
     public let guards: [any CommandGuard]
-    private let store: BotStore
-    private let lastFM: any LastFMClient
-
-    public init(store: BotStore, lastFM: any LastFMClient, guards: [any CommandGuard]) {
-        self.store = store
-        self.lastFM = lastFM
-        self.guards = guards
-    }
+    let store: BotStore
+    let lastFM: any LastFMClient
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChatAndUser()
