@@ -100,7 +100,20 @@ public struct LongPoller: AsyncSequence, Sendable {
                 failures = 0
                 let fresh = updates.filter { offset == nil || $0.updateID >= offset! }.sorted { $0.updateID < $1.updateID }
                 guard let last = fresh.last else { return }
-                try await poller.onBatch(fresh)
+                do {
+                    try await poller.onBatch(fresh)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    // Not stored means not confirmed: Telegram keeps the batch and sends it again.
+                    failures += 1
+                    let delay = configuration.backoff.delay(beforeRetry: failures)
+                    poller.logger.error("could not store received updates; polling them again", metadata: [
+                        "error": "\(error)", "delay": "\(delay)",
+                    ])
+                    try await poller.clock.sleep(delay)
+                    return
+                }
                 offset = last.updateID + 1
                 buffer = fresh
             } catch let error as TelegramError {

@@ -91,6 +91,19 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         #expect(await batches.entries == [[5, 6], [7]])
     }
 
+    @Test func aBatchThatCannotBeStoredIsPolledAgainUnconfirmed() async throws {
+        let (client, transport) = telegram([.respond(status: 200, body: updates(5...6)), .respond(status: 200, body: updates(5...6))])
+        let failures = BatchLog()
+        let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch in
+            await failures.add(batch.map(\.updateID))
+            if await failures.entries.count == 1 { throw StorageDown() }
+        })
+        var iterator = poller.makeAsyncIterator()
+        #expect(try await iterator.next()?.updateID == 5)
+        #expect(await failures.entries == [[5, 6], [5, 6]])
+        #expect(offsets(transport) == [nil, nil])
+    }
+
     @Test func cancellationEndsTheSequence() async throws {
         let (client, _) = telegram([], logs: LogCapture())
         let poller = LongPoller(client: client, clock: ImmediateClock())
@@ -103,6 +116,8 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         #expect(try await task.value == 0)
     }
 }
+
+struct StorageDown: Error {}
 
 actor BatchLog {
     var entries: [[Int64]] = []
