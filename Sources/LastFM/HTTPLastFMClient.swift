@@ -37,10 +37,11 @@ public struct HTTPLastFMClient: LastFMClient {
         do {
             return try Self.interpret(response, for: call)
         } catch let error as LastFMError {
+            let error = error.redacted(with: redactor)
             // A missing user is an answer, not an incident; failures of the service are.
             logger.log(
                 level: error.isServiceFailure ? .warning : .debug, "Last.fm error",
-                metadata: ["method": "\(call.method)", "error": "\(redactor.redact(String(describing: error)))"]
+                metadata: ["method": "\(call.method)", "error": "\(error)"]
             )
             throw error
         }

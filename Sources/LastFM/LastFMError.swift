@@ -1,3 +1,5 @@
+import Networking
+
 /// Everything that can go wrong talking to Last.fm, each with a line fit to show a chat.
 public enum LastFMError: Error, Sendable, Equatable {
     /// Error 6 for a user: the name does not exist.
@@ -41,6 +43,17 @@ public enum LastFMError: Error, Sendable, Equatable {
         case .rejected(_, let message): "Last.fm refused the request: \(message.isEmpty ? "no reason given" : message)."
         case .transport: "Could not reach Last.fm. Try again in a minute."
         case .undecodable: "Last.fm sent an answer I could not read. Try again in a minute."
+        }
+    }
+
+    /// The same error with the secret removed from any text the server sent back.
+    func redacted(with redactor: SecretRedactor) -> LastFMError {
+        switch self {
+        case .temporarilyUnavailable(let text): .temporarilyUnavailable(redactor.redact(text))
+        case let .rejected(code, message): .rejected(code: code, message: redactor.redact(message))
+        case .transport(let text): .transport(redactor.redact(text))
+        case .undecodable(let text): .undecodable(redactor.redact(text))
+        case .userNotFound, .invalidKey, .rateLimited: self
         }
     }
 

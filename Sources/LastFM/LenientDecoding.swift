@@ -14,7 +14,7 @@ struct LenientInt: Decodable {
         } else if let string = try? container.decode(String.self) {
             value = Int(string.trimmingCharacters(in: .whitespaces))
         } else if let double = try? container.decode(Double.self) {
-            value = Int(double)
+            value = Int(exactly: double.rounded(.towardZero))
         } else {
             value = nil
         }

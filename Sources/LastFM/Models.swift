@@ -31,6 +31,12 @@ public struct WeeklyChartRange: Codable, Sendable, Hashable, Comparable {
         self.init(from: Date(timeIntervalSince1970: TimeInterval(fromUnix)), to: Date(timeIntervalSince1970: TimeInterval(toUnix)))
     }
 
+    /// Whether Unix times from the API make a range worth using: ordered, and between 1970
+    /// and the year 5000, so that converting them back can never overflow.
+    static func plausible(from: Int, to: Int) -> Bool {
+        0 <= from && from < to && to < 95_617_584_000
+    }
+
     public var fromUnix: Int { Int(from.timeIntervalSince1970) }
     public var toUnix: Int { Int(to.timeIntervalSince1970) }
 

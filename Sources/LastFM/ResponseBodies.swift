@@ -36,7 +36,7 @@ struct ChartListBody: Decodable {
         private enum Keys: String, CodingKey { case from, to }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
-            if let from = c.lenientInt(.from), let to = c.lenientInt(.to), from < to {
+            if let from = c.lenientInt(.from), let to = c.lenientInt(.to), WeeklyChartRange.plausible(from: from, to: to) {
                 range = WeeklyChartRange(fromUnix: from, toUnix: to)
             }
         }
@@ -89,7 +89,7 @@ struct AlbumChartBody: Decodable {
         albums = try chart.list(Entry.self, .album).map(\.album)
         if let attr = try? chart.nestedContainer(keyedBy: ChartAttr.self, forKey: .attr) {
             user = try? attr.decodeIfPresent(String.self, forKey: .user)
-            if let from = attr.lenientInt(.from), let to = attr.lenientInt(.to), from < to {
+            if let from = attr.lenientInt(.from), let to = attr.lenientInt(.to), WeeklyChartRange.plausible(from: from, to: to) {
                 range = WeeklyChartRange(fromUnix: from, toUnix: to)
             }
         }

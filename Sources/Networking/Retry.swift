@@ -18,7 +18,8 @@ public func withRetries<T>(
         do {
             return try await operation()
         } catch {
-            guard attempt < policy.maxAttempts, let wait = delay(error, attempt) else { throw error }
+            // A cancelled task does not retry: the error that ended its last attempt stands.
+            guard attempt < policy.maxAttempts, !Task.isCancelled, let wait = delay(error, attempt) else { throw error }
             willRetry(error, attempt + 1, wait)
             try await clock.sleep(wait)
             attempt += 1

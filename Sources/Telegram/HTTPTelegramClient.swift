@@ -51,7 +51,7 @@ public struct HTTPTelegramClient: TelegramClient {
     static func interpret<Response: Decodable>(_ response: HTTPResponse, method: String) throws -> Response {
         guard let envelope = try? JSONDecoder().decode(Envelope<Response>.self, from: response.body) else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
-            if response.status == 401 { throw TelegramError.unauthorized }
+            if response.status == 401 || response.status == 404 { throw TelegramError.unauthorized }
             throw TelegramError.undecodable("\(method): HTTP \(response.status)")
         }
         if envelope.ok {
@@ -62,7 +62,8 @@ public struct HTTPTelegramClient: TelegramClient {
         if let seconds = envelope.parameters?.retryAfter { throw TelegramError.retryAfter(seconds: max(seconds, 1)) }
         if let chat = envelope.parameters?.migrateToChatID { throw TelegramError.chatMigrated(to: chat) }
         switch envelope.errorCode ?? response.status {
-        case 401: throw TelegramError.unauthorized
+        // The Bot API answers 404 for a malformed token as well as for a wrong base URL.
+        case 401, 404: throw TelegramError.unauthorized
         case 403: throw TelegramError.forbidden(description)
         case 409: throw TelegramError.conflict(description)
         case 429: throw TelegramError.retryAfter(seconds: 1)

@@ -34,17 +34,20 @@ public struct Message: Codable, Sendable, Equatable {
     public var chat: Chat
     public var date: Int64?
     public var text: String?
+    /// Set on the service message a group sends when it becomes a supergroup.
+    public var migrateToChatID: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case messageID = "message_id", from, chat, date, text
+        case messageID = "message_id", from, chat, date, text, migrateToChatID = "migrate_to_chat_id"
     }
 
-    public init(messageID: Int64, from: User? = nil, chat: Chat, date: Int64? = nil, text: String? = nil) {
+    public init(messageID: Int64, from: User? = nil, chat: Chat, date: Int64? = nil, text: String? = nil, migrateToChatID: Int64? = nil) {
         self.messageID = messageID
         self.from = from
         self.chat = chat
         self.date = date
         self.text = text
+        self.migrateToChatID = migrateToChatID
     }
 }
 

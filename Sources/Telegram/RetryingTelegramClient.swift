@@ -2,7 +2,7 @@ import Logging
 import Networking
 
 /// Retries what is safe to retry: it waits out `retry_after` on 429, and backs off on 5xx and
-/// network failures. It never retries 400, 401, 403 or 409. A message that may already have
+/// network failures (for messages, not on 504, which may follow a delivered message). It never retries 400, 401, 403 or 409. A message that may already have
 /// reached Telegram (the connection broke after sending) is not sent again: once beats twice.
 public struct RetryingTelegramClient: TelegramClient {
     private let base: any TelegramClient
@@ -36,8 +36,9 @@ public struct RetryingTelegramClient: TelegramClient {
         switch error {
         case .retryAfter(let seconds):
             return .seconds(seconds)
-        case .server:
-            return policy.delay(beforeRetry: attempt)
+        case .server(let status, _):
+            // A gateway timeout may come after the message was forwarded: once beats twice.
+            return request.postsToChat && status == 504 ? nil : policy.delay(beforeRetry: attempt)
         case .transport(_, let mayHaveBeenDelivered):
             return request.postsToChat && mayHaveBeenDelivered ? nil : policy.delay(beforeRetry: attempt)
         case .undecodable:

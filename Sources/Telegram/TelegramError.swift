@@ -4,7 +4,7 @@ public enum TelegramError: Error, Sendable, Equatable {
     case retryAfter(seconds: Int)
     /// 400 with `migrate_to_chat_id`: the group became a supergroup with this id.
     case chatMigrated(to: Int64)
-    /// 401: the token is wrong or revoked.
+    /// 401 (or 404 on a Bot API URL): the token is wrong or revoked, or the API URL is wrong.
     case unauthorized
     /// 409: another poller, or a webhook, is active.
     case conflict(String)

@@ -24,7 +24,12 @@ public struct ThrottledTelegramClient: TelegramClient {
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
         if request.postsToChat, let chat = request.chatID {
-            try await limiter.waitForSlot(in: chat)
+            do {
+                try await limiter.waitForSlot(in: chat)
+            } catch is CancellationError {
+                // Say plainly that nothing was sent, so the caller can keep the message for later.
+                throw TelegramError.transport("cancelled while waiting for the flood limit", mayHaveBeenDelivered: false)
+            }
         }
         return try await base.send(request)
     }

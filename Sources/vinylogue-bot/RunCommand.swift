@@ -44,7 +44,9 @@ struct RunCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch TelegramError.unauthorized {
-            throw Environment.fail("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN.")
+            throw Environment.fail("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN and TELEGRAM_API_URL.")
+        } catch let error as TelegramError {
+            throw Environment.fail("Telegram refused to start the bot: \(error).")
         }
     }
 }

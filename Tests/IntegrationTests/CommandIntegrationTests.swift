@@ -258,6 +258,59 @@ import Throwback
         await harness.stop()
     }
 
+    @Test func aGroupUpgradeMessageMovesTheRoster() async throws {
+        let harness = try await BotHarness.start()
+        let supergroup: Int64 = -1_005_002
+        await harness.telegram.pushMessage("/track bob", chatID: group, userID: admin)
+        await harness.telegram.push(["message": [
+            "message_id": 77, "date": 1_700_000_000, "chat": ["id": group, "type": "group"],
+            "from": ["id": admin, "is_bot": false, "first_name": "A"], "migrate_to_chat_id": supergroup,
+        ] as [String: Any]])
+        // Asked in the old chat, so that it is handled after the upgrade message.
+        await harness.telegram.pushMessage("/tracked \(supergroup)", chatID: group, userID: admin)
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [admin]))
+        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await bot.shutDown()
+
+        #expect(await harness.telegram.delivered.last?.text == "Tracked (1): bob")
+        await harness.stop()
+    }
+
+    @Test func aReplyThatCouldNotBeSentIsSentAfterARestart() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests", retryAfter: 1), method: "sendMessage", times: 5)
+        await harness.telegram.pushMessage("/help", chatID: group, messageID: 3)
+        let clock = TestClock()
+        let first = RunningBot(try await harness.bot(clock: clock))
+        // Five tries, a second apart as Telegram asks; the shutdown grace never runs out.
+        for _ in 0..<20 where await harness.telegram.calls("sendMessage").count < 5 {
+            if await clock.waitForSleeper() { await clock.advance(by: .seconds(1)) }
+        }
+        #expect(await harness.telegram.calls("sendMessage").count == 5)
+        try await first.shutDown()
+        #expect(await harness.telegram.delivered.isEmpty)
+
+        let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
+        await harness.telegram.waitForCalls("sendMessage", count: 6)
+        try await second.shutDown()
+        #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [3])
+        await harness.stop()
+    }
+
+    @Test func floodingAPrivateChatWithNonsenseIsLimitedToo() async throws {
+        let harness = try await BotHarness.start()
+        for _ in 0..<12 { await harness.telegram.pushMessage("hello?", chatID: member, chatType: "private", userID: member) }
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), rateLimits: .init(perUser: 3, perChat: 100)))
+        await harness.telegram.pushMessage("/help", chatID: admin, chatType: "private", userID: admin)
+        await harness.telegram.waitForCalls("sendMessage", count: 5)
+        try await bot.shutDown()
+
+        let replies = await harness.telegram.delivered.filter { $0.chatID == member }.map { $0.text ?? "" }
+        #expect(replies.count == 4)
+        #expect(replies.filter { $0.hasPrefix("Slow down") }.count == 1)
+        await harness.stop()
+    }
+
     private static func buttons(_ call: FakeTelegram.Call) -> [(text: String, data: String)] {
         let markup = call.parameters["reply_markup"] as? [String: Any]
         let rows = markup?["inline_keyboard"] as? [[[String: Any]]] ?? []

@@ -95,6 +95,16 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         #expect(info.coverURL == URL(string: "https://i/xl.png"))
     }
 
+    @Test func absurdNumbersNeitherCrashNorCount() async throws {
+        let (lastFM, _) = client([
+            .respond(status: 200, body: ##"{"weeklychartlist":{"chart":[{"from":"100","to":"9223372036854775807"},{"from":"-5","to":"7"},{"from":"100","to":"200"}]}}"##),
+            .respond(status: 200, body: ##"{"weeklyalbumchart":{"album":[{"artist":{"#text":"A"},"name":"B","playcount":1e19,"@attr":{"rank":"-9223372036854775808"}}]}}"##),
+        ])
+        #expect(try await lastFM.weeklyChartList(user: "rj") == [WeeklyChartRange(fromUnix: 100, toUnix: 200)])
+        let chart = try await lastFM.weeklyAlbumChart(user: "rj", range: week)
+        #expect(chart.albums.first?.playCount == 0)
+    }
+
     @Test func specialCharactersInParametersAreEncoded() async throws {
         let (lastFM, transport) = client([.respond(status: 200, body: #"{"album":{"name":"A+B","artist":"C&D"}}"#)])
         _ = try await lastFM.albumInfo(artist: "C&D", album: "A+B")
@@ -143,6 +153,20 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         ]
         for error in errors { #expect(!error.userMessage.isEmpty) }
         #expect(LastFMError.userNotFound("ghost").userMessage.contains("ghost"))
+    }
+
+    @Test func theKeyIsRedactedFromErrorsShownToUsers() async {
+        let transport = ScriptedTransport([.respond(status: 400, body: #"{"error":2,"message":"bad request for api_key=secret-key-123"}"#)])
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "secret-key-123")
+        do {
+            _ = try await lastFM.weeklyChartList(user: "rj")
+            Issue.record("no error")
+        } catch let error as LastFMError {
+            #expect(!error.userMessage.contains("secret-key-123"))
+            #expect(error.userMessage.contains("<redacted>"))
+        } catch {
+            Issue.record("\(error)")
+        }
     }
 
     @Test func theKeyIsNeverLogged() async {

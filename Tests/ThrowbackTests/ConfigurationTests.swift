@@ -45,6 +45,12 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.rateLimits.perChat == 12)
     }
 
+    @Test func quotesAroundValuesAreDropped() throws {
+        let config = try load(["TELEGRAM_BOT_TOKEN": "\"123:abc\"", "LASTFM_API_KEY": "'key'"])
+        #expect(config.telegramToken == "123:abc")
+        #expect(config.lastFMAPIKey == "key")
+    }
+
     @Test func aMissingKeyExplainsWhatToSet() throws {
         let config = try load([:])
         #expect(throws: ConfigurationError.self) { try config.requireLastFMKey() }

@@ -44,6 +44,10 @@ import Throwback
         // Telegram delivers the same batch again: the handled update stays handled.
         try await journal.record(batch)
         #expect(try await journal.unhandled().map(\.updateID) == [6])
+        // An answer that never left puts its update back.
+        try journal.reopen(batch[0])
+        #expect(try await !journal.isProcessed(5))
+        #expect(try await journal.unhandled().map(\.updateID) == [5, 6])
     }
 
     @Test func theDatabaseSurvivesReopening() async throws {

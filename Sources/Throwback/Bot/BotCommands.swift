@@ -6,7 +6,7 @@ public struct BotCommands: Sendable {
     public var rateLimit: RateLimitGuard
 
     public init(_ dependencies: CommandSet.Dependencies) {
-        router = CommandRouter(commands: CommandSet.standard(dependencies))
+        router = CommandRouter(commands: CommandSet.standard(dependencies), hintGuards: [dependencies.rateLimit])
         throwback = CommandSet.throwback(dependencies)
         rateLimit = dependencies.rateLimit
     }

@@ -90,7 +90,7 @@ public struct BotService: Service {
                 try await pollingClient.deleteWebhook()
                 try await pollingClient.setMyCommands(CommandSet.menu(commands.router.commands))
                 return me
-            } catch let error as TelegramError where error != .unauthorized {
+            } catch let error as TelegramError where error.isTransient {
                 attempt += 1
                 let delay = settings.startupBackoff.delay(beforeRetry: attempt)
                 logger.warning("Telegram start-up failed; retrying", metadata: ["error": "\(error)", "delay": "\(delay)"])

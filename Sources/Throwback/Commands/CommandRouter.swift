@@ -3,15 +3,18 @@
 public struct CommandRouter: Sendable {
     public let commands: [any Command]
     private let parser: CommandParser
+    /// Guards for replies that are not commands (hints), so flooding with nonsense is limited too.
+    private let hintGuards: [any CommandGuard]
 
-    public init(commands: [any Command], botUsername: String? = nil) {
+    public init(commands: [any Command], botUsername: String? = nil, hintGuards: [any CommandGuard] = []) {
         self.commands = commands
         self.parser = CommandParser(botUsername: botUsername)
+        self.hintGuards = hintGuards
     }
 
     /// The same commands, answering to `@username`.
     public func named(_ username: String?) -> CommandRouter {
-        CommandRouter(commands: commands, botUsername: username)
+        CommandRouter(commands: commands, botUsername: username, hintGuards: hintGuards)
     }
 
     public var specs: [CommandSpec] { commands.map(\.spec) }
@@ -29,13 +32,22 @@ public struct CommandRouter: Sendable {
             let reply = await run(command, invocation)
             return reply == .silence ? nil : reply
         case .tooLong(let spec):
-            return .text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))")
+            return await hint("That is a lot of text for a command. \(spec.usageMessage(UsageError()))", context)
         case .unknownCommand(let word):
-            return context.isPrivateChat ? .text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.") : nil
+            return context.isPrivateChat ? await hint("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.", context) : nil
         case .notACommand:
-            return context.isPrivateChat ? .text("I didn’t get that. Send help to see what I can do.") : nil
+            return context.isPrivateChat ? await hint("I didn’t get that. Send help to see what I can do.", context) : nil
         case .addressedToAnotherBot:
             return nil
+        }
+    }
+
+    private func hint(_ text: String, _ context: CommandInvocation) async -> BotReply? {
+        do {
+            _ = try await Self.check(hintGuards, context)
+            return .text(text)
+        } catch {
+            return error.reply == .silence ? nil : error.reply
         }
     }
 

@@ -38,9 +38,13 @@ public struct BotConfiguration: Sendable {
     /// Reads and validates every key from `reader`.
     public init(reader: ConfigReader) throws {
         func text(_ key: String) -> String? {
-            let value = reader.string(forKey: ConfigKey(key), isSecret: Self.secretKeys.contains(Self.envName(key)))?
-                .trimmingCharacters(in: .whitespaces)
-            return value?.isEmpty == false ? value : nil
+            guard var value = reader.string(forKey: ConfigKey(key), isSecret: Self.secretKeys.contains(Self.envName(key)))?
+                .trimmingCharacters(in: .whitespaces) else { return nil }
+            // `.env` files often quote values; the quotes are not part of a token.
+            for quote in ["\"", "'"] where value.count >= 2 && value.hasPrefix(quote) && value.hasSuffix(quote) {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value.isEmpty ? nil : value
         }
         func url(_ key: String, default fallback: String) throws -> URL {
             let raw = text(key) ?? fallback

@@ -36,7 +36,7 @@ public struct ChartSummary: Sendable, Equatable {
         chart: WeeklyAlbumChart, yearsAgo: Int, minimumPlayCount: Int, canGoBack: Bool, canGoForward: Bool
     ) {
         let sorted = chart.albums.sorted {
-            ($0.playCount, -$0.rank) > ($1.playCount, -$1.rank)
+            $0.playCount != $1.playCount ? $0.playCount > $1.playCount : $0.rank < $1.rank
         }
         let shown = sorted.filter { $0.playCount >= minimumPlayCount }
         self.init(

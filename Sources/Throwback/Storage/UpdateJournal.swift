@@ -52,6 +52,17 @@ public struct UpdateJournal: Sendable {
         try await store.database.read { db in try ProcessedUpdate.fetchOne(db, key: updateID) != nil }
     }
 
+    /// Undoes `markProcessed` for an update whose answer certainly never left, so that it is
+    /// handled again after a restart. It writes synchronously, because it runs when the
+    /// task is being cancelled and an async database access would refuse to start.
+    public func reopen(_ update: Update) throws {
+        let row = InboxUpdate(updateID: update.updateID, payload: try JSONEncoder().encode(update))
+        try store.database.write { db in
+            try ProcessedUpdate.deleteOne(db, key: update.updateID)
+            try row.save(db)
+        }
+    }
+
     /// Marks an update handled: out of the inbox, into the processed ids.
     public func markProcessed(_ updateID: Int64) async throws {
         let memory = memory
