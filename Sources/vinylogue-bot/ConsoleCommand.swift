@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import LastFM
-import Networking
 import Throwback
 
 /// `vinylogue-bot console [--demo] [--user-id N]`: chat with the bot in a terminal, one line
@@ -21,10 +19,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let store = try BotStore.inMemory()
-        let breaker = CircuitBreaker()
-        let lastFM = try environment.lastFMClient(demo: demo, breaker: breaker, cache: SQLiteLastFMCache(store: store))
-        let router = environment.commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil).router
+        let router = try environment.terminalCommands(demo: demo).router
         let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID)
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {

@@ -71,6 +71,14 @@ struct Environment {
             .cached(in: cache)
     }
 
+    /// Commands for a terminal session: state in memory, no Telegram.
+    func terminalCommands(demo: Bool) throws -> BotCommands {
+        let store = try BotStore.inMemory()
+        let breaker = CircuitBreaker()
+        let lastFM = try lastFMClient(demo: demo, breaker: breaker, cache: SQLiteLastFMCache(store: store))
+        return commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil)
+    }
+
     /// The command set with its guards. A terminal session (no Telegram) is not rate limited.
     func commands(lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?) -> BotCommands {
         let limits = telegram == nil ? RateLimitGuard.Limits(perUser: 1_000_000, perChat: 1_000_000) : configuration.rateLimits

@@ -1,6 +1,4 @@
 import ArgumentParser
-import LastFM
-import Networking
 import Throwback
 
 /// `vinylogue-bot throwback <user> [years]`: print one summary and exit.
@@ -33,10 +31,7 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let store = try BotStore.inMemory()
-        let breaker = CircuitBreaker()
-        let lastFM = try environment.lastFMClient(demo: demo, breaker: breaker, cache: InMemoryLastFMCache())
-        let throwback = environment.commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil).throwback
+        let throwback = try environment.terminalCommands(demo: demo).throwback
         let reply = await throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
         print(reply.rendered(with: .plain) ?? "")
         if case .text = reply { throw ExitCode.failure }

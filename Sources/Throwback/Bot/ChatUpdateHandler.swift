@@ -31,10 +31,6 @@ public struct ChatUpdateHandler: Sendable {
     }
 
     public func handle(_ update: Update) async {
-        if let journal, (try? await journal.isProcessed(update.updateID)) == true {
-            logger.debug("skipping an update answered before a restart", metadata: ["update": "\(update.updateID)"])
-            return
-        }
         var settled = false
         if let message = update.message, let newID = message.migrateToChatID {
             await follow(message.chat.id, to: newID)
@@ -77,7 +73,6 @@ public struct ChatUpdateHandler: Sendable {
             logger.notice("reply abandoned at shutdown", metadata: ["chat": "\(message.chat.id)"])
             return false
         }
-        await commit(update)
         await deliver(update, to: message.chat.id) {
             try await telegram.sendMessage(
                 chatID: message.chat.id, html: html, replyTo: message.messageID, keyboard: YearNavigation.keyboard(for: reply)
@@ -116,7 +111,6 @@ public struct ChatUpdateHandler: Sendable {
         guard !Task.isCancelled else { return false }
         // Answer the press first, so the spinner stops even if the edit waits for the flood limit.
         await acknowledge(query, nil)
-        await commit(update)
         await deliver(update, to: message.chat.id) {
             try await telegram.editMessageText(
                 chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: YearNavigation.keyboard(for: reply)
@@ -134,10 +128,12 @@ public struct ChatUpdateHandler: Sendable {
         }
     }
 
-    /// Sends, and remembers a chat that blocked or removed the bot. An answer that certainly
-    /// never left (shutdown while it waited for the flood limit, no connection, flood control)
-    /// puts its update back in the inbox, to be answered after a restart.
+    /// Records the update as handled, then sends, and remembers a chat that blocked or removed
+    /// the bot. An answer that certainly never left (shutdown while it waited for the flood
+    /// limit, no connection, flood control) puts its update back in the inbox, to be answered
+    /// after a restart.
     private func deliver(_ update: Update, to chat: Int64, _ send: () async throws -> Void) async {
+        await commit(update)
         do {
             try await send()
         } catch let error where Self.certainlyNotSent(error) {

@@ -6,8 +6,8 @@ import Telegram
 ///
 /// A batch is written to the inbox, together with the next offset, before the poller
 /// confirms it to Telegram. An update leaves the inbox, and is remembered as processed,
-/// when its handling ends. After a crash, the inbox is handled first, and an update that
-/// Telegram delivers again is skipped if it was processed.
+/// when its answer is about to go out. After a crash, the inbox is handled first; polling
+/// resumes at the stored offset, so an update Telegram delivers again is not handled twice.
 public struct UpdateJournal: Sendable {
     private let store: BotStore
     /// How many processed ids to remember; redeliveries come from the last unconfirmed batch.
