@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LastFM", targets: ["LastFM"]),
         .library(name: "Telegram", targets: ["Telegram"]),
         .library(name: "Throwback", targets: ["Throwback"]),
+        .library(name: "Covers", targets: ["Covers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -19,12 +20,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", exact: "1.1.4"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
     ],
     targets: [
         // Shared plumbing for both API clients: the HTTP transport port, backoff, token buckets, redaction.
         .target(
             name: "Networking",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
+        // libcurl (Debian's libcurl4-openssl-dev), called directly by CurlTransport.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(
             name: "LastFM",
@@ -45,6 +53,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(
@@ -60,11 +69,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libgd (Debian's libgd-dev): decodes covers and encodes the collage JPEG.
+        .systemLibrary(
+            name: "CGD",
+            pkgConfig: "gdlib",
+            providers: [.apt(["libgd-dev"])]
+        ),
+        // The album-cover collage renderer: image checks, libgd decoding, the grid, placeholders.
+        .target(name: "Covers", dependencies: ["CGD"]),
         // HTTP fakes of Last.fm and Telegram on 127.0.0.1, shared by the test targets.
         .target(
             name: "TestSupport",
             dependencies: [
                 "Networking",
+                "Telegram",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Clocks", package: "swift-clocks"),
@@ -80,10 +98,12 @@ let package = Package(
         .testTarget(name: "ThrowbackTests", dependencies: [
             "Throwback", "LastFM", "Telegram", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TelegramTests", dependencies: [
             "Telegram", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
+        .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),

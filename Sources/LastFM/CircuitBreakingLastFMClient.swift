@@ -1,6 +1,7 @@
 import Networking
 
-/// Feeds a `CircuitBreaker` from the calls it passes through, and refuses calls while it is open.
+/// Feeds a `CircuitBreaker` from the calls it passes through, and refuses calls while it is
+/// open. Place it under the cache, so that cached answers are served even while Last.fm is down.
 public struct CircuitBreakingLastFMClient: LastFMClient {
     private let base: any LastFMClient
     private let breaker: CircuitBreaker
@@ -11,7 +12,7 @@ public struct CircuitBreakingLastFMClient: LastFMClient {
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
-        if await breaker.state == .open {
+        guard await breaker.permit() else {
             throw LastFMError.temporarilyUnavailable("circuit open")
         }
         do {
@@ -20,6 +21,9 @@ public struct CircuitBreakingLastFMClient: LastFMClient {
             return value
         } catch let error as LastFMError {
             if error.isServiceFailure { await breaker.recordFailure() } else { await breaker.recordSuccess() }
+            throw error
+        } catch {
+            await breaker.recordAbandoned()
             throw error
         }
     }

@@ -9,14 +9,14 @@ public struct HTTPLastFMClient: LastFMClient {
 
     private let transport: any HTTPTransport
     private let baseURL: URL
-    private let apiKey: String
+    private let apiKey: Secret
     private let logger: Logger
     private let redactor: SecretRedactor
 
     /// - Parameters:
     ///   - baseURL: `LASTFM_API_URL`; any Last.fm-compatible root, such as Libre.fm's.
     ///   - apiKey: `LASTFM_API_KEY`. It is sent in the query and never logged.
-    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: String, logger: Logger = Logger(label: "lastfm")) {
+    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: Secret, logger: Logger = Logger(label: "lastfm")) {
         self.transport = transport
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -52,7 +52,7 @@ public struct HTTPLastFMClient: LastFMClient {
         var items = components.queryItems ?? []
         items.append(URLQueryItem(name: "method", value: call.method))
         items += call.parameters.map { URLQueryItem(name: $0.name, value: $0.value) }
-        items.append(URLQueryItem(name: "api_key", value: apiKey))
+        items.append(URLQueryItem(name: "api_key", value: apiKey.reveal()))
         items.append(URLQueryItem(name: "format", value: "json"))
         components.queryItems = items
         // URLComponents leaves `+` alone, but Last.fm reads it as a space.

@@ -4,6 +4,8 @@ import Networking
 public enum LastFMError: Error, Sendable, Equatable {
     /// Error 6 for a user: the name does not exist.
     case userNotFound(String)
+    /// Error 17: the user keeps their listening data private.
+    case privateProfile(String)
     /// Error 10 or 26: the API key is wrong or suspended. Only the operator can fix it.
     case invalidKey
     /// Error 29: too many requests.
@@ -17,10 +19,10 @@ public enum LastFMError: Error, Sendable, Equatable {
     /// An answer that is not the JSON this client expects.
     case undecodable(String)
 
-    /// Whether the retry adaptor should try again: 8/11/16/29 and 5xx only.
+    /// Whether the retry adaptor should try again: 8/11/16/29, 5xx, and network failures.
     public var isRetryable: Bool {
         switch self {
-        case .rateLimited, .temporarilyUnavailable: true
+        case .rateLimited, .temporarilyUnavailable, .transport: true
         default: false
         }
     }
@@ -29,7 +31,7 @@ public enum LastFMError: Error, Sendable, Equatable {
     public var isServiceFailure: Bool {
         switch self {
         case .rateLimited, .temporarilyUnavailable, .transport, .undecodable: true
-        case .userNotFound, .invalidKey, .rejected: false
+        case .userNotFound, .privateProfile, .invalidKey, .rejected: false
         }
     }
 
@@ -37,10 +39,11 @@ public enum LastFMError: Error, Sendable, Equatable {
     public var userMessage: String {
         switch self {
         case .userNotFound(let name): "No Last.fm user is called “\(name)”."
+        case .privateProfile(let name): "\(name) keeps their Last.fm listening data private."
         case .invalidKey: "The bot’s Last.fm API key was refused; the bot’s admin needs to fix it."
         case .rateLimited: "Last.fm says we are asking too often. Try again in a minute."
         case .temporarilyUnavailable: "Last.fm is having trouble, try again in a minute."
-        case .rejected(_, let message): "Last.fm refused the request: \(message.isEmpty ? "no reason given" : message)."
+        case .rejected(_, let message): "Last.fm refused the request: \(message.isEmpty ? "no reason given" : String(message.prefix(200)))."
         case .transport: "Could not reach Last.fm. Try again in a minute."
         case .undecodable: "Last.fm sent an answer I could not read. Try again in a minute."
         }
@@ -53,7 +56,7 @@ public enum LastFMError: Error, Sendable, Equatable {
         case let .rejected(code, message): .rejected(code: code, message: redactor.redact(message))
         case .transport(let text): .transport(redactor.redact(text))
         case .undecodable(let text): .undecodable(redactor.redact(text))
-        case .userNotFound, .invalidKey, .rateLimited: self
+        case .userNotFound, .privateProfile, .invalidKey, .rateLimited: self
         }
     }
 
@@ -63,6 +66,7 @@ public enum LastFMError: Error, Sendable, Equatable {
     static func from(code: Int, message: String, user: String?) -> LastFMError {
         switch code {
         case 6 where user != nil: .userNotFound(user ?? "")
+        case 17 where user != nil: .privateProfile(user ?? "")
         case 10, 26: .invalidKey
         case 29: .rateLimited
         case 8, 11, 16: .temporarilyUnavailable("error \(code): \(message)")

@@ -15,3 +15,11 @@ public struct ElapsedClock: Sendable {
     /// The real monotonic clock.
     public static var continuous: ElapsedClock { ElapsedClock(ContinuousClock()) }
 }
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    public var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -8,19 +8,29 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// How long the whole exchange may take before it fails as a transport error.
     public var timeout: Duration
+    /// The largest response body accepted; a longer one fails as a transport error, so a
+    /// misbehaving server cannot make the bot buffer without bound.
+    public var maxResponseBytes: Int
+    /// Whether to follow redirects (at most 3, http and https only). Off by default: the
+    /// APIs never redirect, but cover image hosts may.
+    public var followRedirects: Bool
 
     public init(
         method: String = "GET",
         url: URL,
         headers: [String: String] = [:],
         body: Data? = nil,
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30),
+        maxResponseBytes: Int = 16 << 20,
+        followRedirects: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        self.followRedirects = followRedirects
     }
 }
 

@@ -21,7 +21,10 @@ public func withRetries<T>(
             // A cancelled task does not retry: the error that ended its last attempt stands.
             guard attempt < policy.maxAttempts, !Task.isCancelled, let wait = delay(error, attempt) else { throw error }
             willRetry(error, attempt + 1, wait)
-            try await clock.sleep(wait)
+            // Cancelled while waiting: the error that ended the last attempt still stands, so
+            // that callers can tell what became of the request.
+            let failure = error
+            do { try await clock.sleep(wait) } catch { throw failure }
             attempt += 1
         }
     }

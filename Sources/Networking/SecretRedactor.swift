@@ -4,12 +4,20 @@ import Foundation
 public struct SecretRedactor: Sendable {
     private let secrets: [String]
 
-    public init(secrets: [String]) {
-        // Longest first, so that a secret containing another is replaced whole.
-        self.secrets = secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    public init(secrets: [Secret]) {
+        // Longest first, so that a secret containing another is replaced whole. Very short
+        // values are skipped: replacing every "a" would garble text without protecting anything.
+        self.secrets = secrets.map { $0.reveal() }.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
     }
 
+    /// Whether there is nothing to redact.
+    public var isEmpty: Bool { secrets.isEmpty }
+
     public func redact(_ text: String) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
+        var text = text
+        for secret in secrets where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return text
     }
 }

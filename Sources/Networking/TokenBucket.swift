@@ -1,23 +1,60 @@
-/// A token bucket: `capacity` tokens, refilled continuously at `refillRate` tokens per `per`.
-///
-/// `take()` waits for a token (outgoing throttles); `tryTake()` answers at once with how long
-/// until a token is available (incoming rate-limit guards).
-public actor TokenBucket {
-    public nonisolated let capacity: Double
+/// The arithmetic of a token bucket: `capacity` tokens, refilled continuously at a fixed
+/// rate. A value type, so that many buckets (one per user or chat) can live in one
+/// `BoundedCache` inside one actor.
+public struct TokenBucketState: Sendable, Equatable {
+    public let capacity: Double
     private let refillPerSecond: Double
-    private let clock: ElapsedClock
     private var tokens: Double
     private var updatedAt: Duration
 
     /// - Parameters:
     ///   - capacity: the burst size, and the number of tokens at start.
-    ///   - refill: tokens added per `per`.
-    public init(capacity: Int, refill: Int, per interval: Duration, clock: any Clock<Duration>) {
+    ///   - refill: tokens added per `interval`.
+    ///   - now: the current time on the owner's clock.
+    public init(capacity: Int, refill: Int, per interval: Duration, now: Duration) {
         self.capacity = Double(max(capacity, 1))
         self.refillPerSecond = Double(max(refill, 1)) / max(interval.seconds, 0.000_001)
-        self.clock = ElapsedClock(clock)
-        self.tokens = Double(max(capacity, 1))
-        self.updatedAt = self.clock.elapsed()
+        self.tokens = self.capacity
+        self.updatedAt = now
+    }
+
+    /// Takes a token if one is available at `now`; otherwise says how long until one is.
+    public mutating func tryTake(now: Duration) -> TokenDecision {
+        let gained = max(0, (now - updatedAt).seconds) * refillPerSecond
+        tokens = min(capacity, tokens + gained)
+        updatedAt = max(updatedAt, now)
+        if tokens >= 1 {
+            tokens -= 1
+            return .allowed
+        }
+        let missing = 1 - tokens
+        return .denied(retryAfter: .milliseconds(Int64((missing / refillPerSecond * 1000).rounded(.up))))
+    }
+
+    /// How long, from `now`, until the bucket is full again; an idle bucket past this
+    /// point behaves exactly like a new one, so it may be forgotten.
+    public func timeUntilFull(now: Duration) -> Duration {
+        let gained = max(0, (now - updatedAt).seconds) * refillPerSecond
+        let missing = max(0, capacity - tokens - gained)
+        return .milliseconds(Int64((missing / refillPerSecond * 1000).rounded(.up)))
+    }
+}
+
+/// A token bucket that callers can wait on: `take()` suspends until a token is available
+/// (outgoing throttles); `tryTake()` answers at once (incoming rate limits).
+public actor TokenBucket {
+    public nonisolated let capacity: Double
+    private let clock: ElapsedClock
+    private var state: TokenBucketState
+
+    /// - Parameters:
+    ///   - capacity: the burst size, and the number of tokens at start.
+    ///   - refill: tokens added per `per`.
+    public init(capacity: Int, refill: Int, per interval: Duration, clock: any Clock<Duration>) {
+        let clock = ElapsedClock(clock)
+        self.clock = clock
+        self.state = TokenBucketState(capacity: capacity, refill: refill, per: interval, now: clock.elapsed())
+        self.capacity = state.capacity
     }
 
     /// A bucket that allows `count` events per `interval` with bursts of up to `count`.
@@ -25,22 +62,9 @@ public actor TokenBucket {
         self.init(capacity: count, refill: count, per: interval, clock: clock)
     }
 
-    private func refill() {
-        let now = clock.elapsed()
-        let gained = (now - updatedAt).seconds * refillPerSecond
-        tokens = min(capacity, tokens + gained)
-        updatedAt = now
-    }
-
     /// Takes a token if one is available; otherwise says how long until one is.
     public func tryTake() -> TokenDecision {
-        refill()
-        if tokens >= 1 {
-            tokens -= 1
-            return .allowed
-        }
-        let missing = 1 - tokens
-        return .denied(retryAfter: .milliseconds(Int64((missing / refillPerSecond * 1000).rounded(.up))))
+        state.tryTake(now: clock.elapsed())
     }
 
     /// Waits until a token is available and takes it. Throws `CancellationError` if cancelled.

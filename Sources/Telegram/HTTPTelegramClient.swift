@@ -10,11 +10,11 @@ public struct HTTPTelegramClient: TelegramClient {
 
     private let transport: any HTTPTransport
     private let baseURL: URL
-    private let token: String
+    private let token: Secret
     private let logger: Logger
     private let redactor: SecretRedactor
 
-    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: String, logger: Logger = Logger(label: "telegram")) {
+    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: Secret, logger: Logger = Logger(label: "telegram")) {
         self.transport = transport
         self.baseURL = baseURL
         self.token = token
@@ -23,11 +23,17 @@ public struct HTTPTelegramClient: TelegramClient {
     }
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
-        let url = baseURL.appendingPathComponent("bot\(token)").appendingPathComponent(request.method)
+        let url = baseURL.appendingPathComponent("bot\(token.reveal())").appendingPathComponent(request.method)
         let body = try JSONEncoder().encode(request.parameters)
         let http = HTTPRequest(
             method: "POST", url: url, headers: ["Content-Type": "application/json"], body: body, timeout: request.timeout
         )
+        try Task.checkCancellation()
+        do {
+            try await request.beforeSending?()
+        } catch {
+            throw TelegramError.transport("not sent: \(error)", mayHaveBeenDelivered: false)
+        }
         let response: HTTPResponse
         do {
             response = try await transport.send(http)
@@ -37,7 +43,7 @@ public struct HTTPTelegramClient: TelegramClient {
             throw TelegramError.transport(text, mayHaveBeenDelivered: error.requestMayHaveBeenSent)
         }
         do {
-            return try Self.interpret(response, method: request.method)
+            return try Self.interpret(response, method: request.method, logger: logger)
         } catch let error as TelegramError {
             let text = redactor.redact(error.description)
             logger.log(
@@ -48,7 +54,10 @@ public struct HTTPTelegramClient: TelegramClient {
         }
     }
 
-    static func interpret<Response: Decodable>(_ response: HTTPResponse, method: String) throws -> Response {
+    /// The longest flood wait the bot accepts; a larger `retry_after` is clamped to it.
+    public static let maxRetryAfter = 3600
+
+    static func interpret<Response: Decodable>(_ response: HTTPResponse, method: String, logger: Logger? = nil) throws -> Response {
         guard let envelope = try? JSONDecoder().decode(Envelope<Response>.self, from: response.body) else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
             if response.status == 401 || response.status == 404 { throw TelegramError.unauthorized }
@@ -59,7 +68,14 @@ public struct HTTPTelegramClient: TelegramClient {
             return result
         }
         let description = envelope.description ?? ""
-        if let seconds = envelope.parameters?.retryAfter { throw TelegramError.retryAfter(seconds: max(seconds, 1)) }
+        if let seconds = envelope.parameters?.retryAfter {
+            if seconds > maxRetryAfter {
+                logger?.warning("Telegram asked for a flood wait longer than an hour; waiting an hour", metadata: [
+                    "method": "\(method)", "retryAfter": "\(seconds)",
+                ])
+            }
+            throw TelegramError.retryAfter(seconds: min(max(seconds, 1), maxRetryAfter))
+        }
         if let chat = envelope.parameters?.migrateToChatID { throw TelegramError.chatMigrated(to: chat) }
         switch envelope.errorCode ?? response.status {
         // The Bot API answers 404 for a malformed token as well as for a wrong base URL.
@@ -112,6 +128,16 @@ public struct HTTPTelegramClient: TelegramClient {
 
         enum CodingKeys: String, CodingKey {
             case retryAfter = "retry_after", migrateToChatID = "migrate_to_chat_id"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            // Any number, however large or fractional, still means "wait": read it as a
+            // Double and bring it into Int's range, so that the clamp above applies.
+            if let seconds = try? c.decodeIfPresent(Double.self, forKey: .retryAfter), seconds.isFinite {
+                retryAfter = seconds >= Double(Int.max) ? Int.max : Int(max(seconds.rounded(.up), 0))
+            }
+            migrateToChatID = try? c.decodeIfPresent(Int64.self, forKey: .migrateToChatID)
         }
     }
 }

@@ -44,19 +44,20 @@ public struct LongPoller: AsyncSequence, Sendable {
     private let initialOffset: Int64?
     private let clock: ElapsedClock
     private let logger: Logger
-    private let onBatch: @Sendable ([Update]) async throws -> Void
+    private let onBatch: @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update]
 
     /// - Parameters:
     ///   - initialOffset: where to resume, e.g. from storage; `nil` takes what Telegram holds.
-    ///   - onBatch: called with each batch before it is yielded and before the next poll
-    ///     confirms it to Telegram, so that it can be stored first.
+    ///   - onBatch: called with each batch, and the offset that will confirm it, before the
+    ///     next poll confirms it, so that both can be stored first. It returns the updates to
+    ///     yield: those not seen before.
     public init(
         client: any TelegramClient,
         configuration: Configuration = Configuration(),
         initialOffset: Int64? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "telegram.poller"),
-        onBatch: @escaping @Sendable ([Update]) async throws -> Void = { _ in }
+        onBatch: @escaping @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch }
     ) {
         self.client = client
         self.configuration = configuration
@@ -98,10 +99,14 @@ public struct LongPoller: AsyncSequence, Sendable {
                 )
                 if failures > 0 { poller.logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
                 failures = 0
-                let fresh = updates.filter { offset == nil || $0.updateID >= offset! }.sorted { $0.updateID < $1.updateID }
-                guard let last = fresh.last else { return }
+                // Every update counts, even one whose id is lower than before: Telegram
+                // renumbers updates after a quiet week. Duplicates are recognised later, by
+                // what the update is.
+                guard let last = updates.last else { return }
+                let next = Self.offset(after: last.updateID)
+                let fresh: [Update]
                 do {
-                    try await poller.onBatch(fresh)
+                    fresh = try await poller.onBatch(updates, next)
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
@@ -114,11 +119,19 @@ public struct LongPoller: AsyncSequence, Sendable {
                     try await poller.clock.sleep(delay)
                     return
                 }
-                offset = last.updateID + 1
+                offset = next
                 buffer = fresh
             } catch let error as TelegramError {
                 try await recover(from: error)
             }
+        }
+
+        /// The offset that confirms `id`: one past it, or the largest offset there is. An id of
+        /// `Int64.max` from a broken server then stays unconfirmed, and is recognised by what it
+        /// is when it comes again, rather than trapping on overflow.
+        static func offset(after id: Int64) -> Int64 {
+            let (next, overflow) = id.addingReportingOverflow(1)
+            return overflow ? .max : next
         }
 
         private mutating func recover(from error: TelegramError) async throws {

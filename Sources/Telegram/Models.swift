@@ -26,28 +26,70 @@ public struct Update: Codable, Sendable, Equatable {
     public var chatID: Int64? {
         (message ?? editedMessage ?? channelPost ?? callbackQuery?.message)?.chat.id
     }
+
+    /// What the update is, independent of its `update_id`: Telegram renumbers updates after
+    /// a quiet week, so an id may come back for a different update. A message is known by
+    /// its chat and message id, a button press by its query id. Nil for kinds the bot
+    /// does not handle.
+    public var identity: String? {
+        if let message { return "m:\(message.chat.id):\(message.messageID)" }
+        if let callbackQuery { return "c:\(callbackQuery.id)" }
+        if let editedMessage { return "e:\(editedMessage.chat.id):\(editedMessage.messageID)" }
+        if let channelPost { return "p:\(channelPost.chat.id):\(channelPost.messageID)" }
+        return nil
+    }
 }
 
 public struct Message: Codable, Sendable, Equatable {
     public var messageID: Int64
     public var from: User?
+    /// The chat a message was sent on behalf of: the group itself for an anonymous admin,
+    /// or a channel.
+    public var senderChat: Chat?
     public var chat: Chat
+    /// 0 for an inaccessible message: deleted, or one the bot can no longer see.
     public var date: Int64?
     public var text: String?
     /// Set on the service message a group sends when it becomes a supergroup.
     public var migrateToChatID: Int64?
+    /// The forum topic (or the thread of a reply) the message belongs to.
+    public var messageThreadID: Int64?
+    /// True when the message was sent in a forum topic.
+    public var isTopicMessage: Bool?
+    /// True for a channel post that Telegram forwarded into the linked discussion group.
+    public var isAutomaticForward: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case messageID = "message_id", from, chat, date, text, migrateToChatID = "migrate_to_chat_id"
+        case messageID = "message_id", from, senderChat = "sender_chat", chat, date, text
+        case migrateToChatID = "migrate_to_chat_id", messageThreadID = "message_thread_id"
+        case isTopicMessage = "is_topic_message", isAutomaticForward = "is_automatic_forward"
     }
 
-    public init(messageID: Int64, from: User? = nil, chat: Chat, date: Int64? = nil, text: String? = nil, migrateToChatID: Int64? = nil) {
+    public init(
+        messageID: Int64, from: User? = nil, senderChat: Chat? = nil, chat: Chat, date: Int64? = nil, text: String? = nil,
+        migrateToChatID: Int64? = nil, messageThreadID: Int64? = nil, isTopicMessage: Bool? = nil, isAutomaticForward: Bool? = nil
+    ) {
         self.messageID = messageID
         self.from = from
+        self.senderChat = senderChat
         self.chat = chat
         self.date = date
         self.text = text
         self.migrateToChatID = migrateToChatID
+        self.messageThreadID = messageThreadID
+        self.isTopicMessage = isTopicMessage
+        self.isAutomaticForward = isAutomaticForward
+    }
+
+    /// A message the bot can no longer see: a button press on it may still arrive.
+    public var isInaccessible: Bool { date == 0 }
+
+    /// The forum topic that replies must go to; nil outside topics (the General topic takes none).
+    public var topicID: Int64? { isTopicMessage == true ? messageThreadID : nil }
+
+    /// An anonymous group admin: Telegram sends their messages on behalf of the group itself.
+    public var isFromAnonymousAdmin: Bool {
+        senderChat?.id == chat.id && chat.type != "channel"
     }
 }
 
@@ -57,13 +99,18 @@ public struct Chat: Codable, Sendable, Equatable {
     public var type: String
     public var title: String?
 
-    public init(id: Int64, type: String, title: String? = nil) {
+    enum CodingKeys: String, CodingKey { case id, type, title, isForum = "is_forum" }
+
+    public init(id: Int64, type: String, title: String? = nil, isForum: Bool? = nil) {
         self.id = id
         self.type = type
         self.title = title
+        self.isForum = isForum
     }
 
     public var isPrivate: Bool { type == "private" }
+    /// True for a supergroup with topics.
+    public var isForum: Bool?
 }
 
 public struct User: Codable, Sendable, Equatable {
@@ -104,7 +151,7 @@ public struct CallbackQuery: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         from = try c.decode(User.self, forKey: .from)
-        // An inaccessible message has `date: 0` and no text; keep it only if it decodes.
+        // An inaccessible message has `date: 0` and no text (see `Message.isInaccessible`).
         message = try? c.decodeIfPresent(Message.self, forKey: .message)
         data = try c.decodeIfPresent(String.self, forKey: .data)
     }

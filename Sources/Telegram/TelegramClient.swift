@@ -21,8 +21,10 @@ extension TelegramClient {
     }
 
     @discardableResult
-    public func sendMessage(chatID: Int64, html: String, replyTo: Int64? = nil, keyboard: InlineKeyboard? = nil) async throws -> Message {
-        try await send(.sendMessage(chatID: chatID, html: html, replyTo: replyTo, keyboard: keyboard))
+    public func sendMessage(
+        chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
+    ) async throws -> Message {
+        try await send(.sendMessage(chatID: chatID, html: html, replyTo: replyTo, topic: topic, keyboard: keyboard))
     }
 
     public func editMessageText(chatID: Int64, messageID: Int64, html: String, keyboard: InlineKeyboard? = nil) async throws {

@@ -1,16 +1,60 @@
 /// Telegram's HTML parse mode rejects a whole message over one stray `<`, `>` or `&`.
 public enum TelegramHTML {
+    /// Escapes by Unicode scalar, not by Character: a `<` followed by a combining mark is one
+    /// Character that is not equal to "<", yet Telegram still reads the `<`.
     public static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            default: result.append(character)
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": result.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": result.append(contentsOf: "&gt;".unicodeScalars)
+            default: result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
+
+    /// What Telegram would say about `html` in parse mode HTML, or nil if it takes it: only
+    /// Telegram's tags, properly nested; every `<`, `>` and `&` escaped; 1–4096 UTF-16 units
+    /// of text once parsed. The fake Telegram and the fuzz harnesses hold replies to it.
+    public static func problem(in html: String) -> String? {
+        let allowed: Set<String> = ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "tg-spoiler", "span", "blockquote"]
+        var open: [String] = []
+        var textUnits = 0
+        var scalars = html.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            switch scalar {
+            case "<":
+                guard let end = scalars.firstIndex(of: ">") else { return "can't parse entities: unclosed start tag" }
+                let inside = String(scalars[..<end])
+                scalars = scalars[scalars.index(after: end)...]
+                let closing = inside.hasPrefix("/")
+                let name = String((closing ? inside.dropFirst() : inside[...]).prefix { $0 != " " && $0 != "=" }).lowercased()
+                guard allowed.contains(name) else { return "can't parse entities: unsupported start tag \"\(name)\"" }
+                if closing {
+                    guard open.popLast() == name else { return "can't parse entities: unmatched end tag \"\(name)\"" }
+                } else {
+                    open.append(name)
+                }
+            case ">":
+                return "can't parse entities: character '>' is reserved"
+            case "&":
+                guard let end = scalars.prefix(10).firstIndex(of: ";") else { return "can't parse entities: unescaped '&'" }
+                let entity = String(scalars[..<end])
+                scalars = scalars[scalars.index(after: end)...]
+                let named = ["amp", "lt", "gt", "quot"].contains(entity)
+                let numeric = entity.hasPrefix("#") && entity.dropFirst().allSatisfy(\.isNumber) && entity.count > 1
+                guard named || numeric else { return "can't parse entities: unsupported entity \"&\(entity);\"" }
+                textUnits += 1
+            default:
+                textUnits += scalar.utf16.count
+            }
+        }
+        guard open.isEmpty else { return "can't parse entities: can't find end tag corresponding to start tag \"\(open.last!)\"" }
+        if textUnits == 0 { return "message text is empty" }
+        if textUnits > 4096 { return "message is too long" }
+        return nil
+    }
+
 }

@@ -4,11 +4,22 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public var parameters: [String: JSONValue]
     /// How long the HTTP exchange may take; long polls need more than their poll timeout.
     public var timeout: Duration
+    /// Runs right before each HTTP attempt, after every wait of the adaptors above (flood
+    /// limits, retries): the last moment to record that an answer is going out. If it
+    /// throws, nothing is sent and the error ends the call.
+    public var beforeSending: (@Sendable () async throws -> Void)?
 
     public init(method: String, parameters: [String: JSONValue] = [:], timeout: Duration = .seconds(30)) {
         self.method = method
         self.parameters = parameters
         self.timeout = timeout
+    }
+
+    /// The same call, with `hook` run right before each HTTP attempt.
+    public func beforeSending(_ hook: @escaping @Sendable () async throws -> Void) -> TelegramRequest {
+        var copy = self
+        copy.beforeSending = hook
+        return copy
     }
 
     /// The target chat, for throttling and migration.
@@ -45,14 +56,15 @@ extension TelegramRequest {
         return .init(method: "getUpdates", parameters: parameters, timeout: requestTimeout ?? .seconds(timeout + 15))
     }
 
-    /// A message in HTML parse mode, quoting `replyTo` if given.
+    /// A message in HTML parse mode, quoting `replyTo` if given, in forum topic `topic` if given.
     public static func sendMessage(
-        chatID: Int64, html: String, replyTo: Int64? = nil, keyboard: InlineKeyboard? = nil
+        chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<Message> {
         var parameters: [String: JSONValue] = [
             "chat_id": .int(chatID), "text": .string(html), "parse_mode": .string("HTML"),
             "link_preview_options": .object(["is_disabled": .bool(true)]),
         ]
+        if let topic { parameters["message_thread_id"] = .int(topic) }
         if let replyTo {
             parameters["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
         }

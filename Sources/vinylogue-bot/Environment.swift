@@ -16,10 +16,11 @@ struct Environment {
         do {
             let configuration = try await BotConfiguration.load()
             let level = configuration.logLevel
+            let redactor = SecretRedactor(secrets: [configuration.telegramToken, configuration.lastFMAPIKey].compactMap { $0 })
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
-                return handler
+                return RedactingLogHandler(handler, redactor: redactor)
             }
             return Environment(configuration: configuration, logger: Logger(label: "vinylogue-bot"))
         } catch let error as ConfigurationError {
@@ -53,40 +54,21 @@ struct Environment {
         }
     }
 
-    /// The Last.fm client chain: HTTP, rate limited, retried, feeding the circuit breaker,
-    /// cached in `store`. `demo` swaps the network for the built-in sample data.
-    func lastFMClient(demo: Bool, breaker: CircuitBreaker, cache: any LastFMCacheStore) throws -> any LastFMClient {
-        let logger = Logger(label: "lastfm")
-        let http: HTTPLastFMClient
+    /// The network transport both API clients share: one libcurl thread for the process.
+    let transport: any HTTPTransport = CurlTransport()
+
+    /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
+    func assembly(demo: Bool) throws -> BotAssembly {
         if demo {
-            http = HTTPLastFMClient(transport: DemoLastFMTransport(), apiKey: "demo", logger: logger)
-        } else {
-            let key = try require { try configuration.requireLastFMKey() }
-            http = HTTPLastFMClient(transport: URLSessionTransport(), baseURL: configuration.lastFMAPIURL, apiKey: key, logger: logger)
+            return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"))
         }
-        return http
-            .rateLimited(requestsPerSecond: 5)
-            .retrying(RetryPolicy(), logger: logger)
-            .circuitBroken(by: breaker)
-            .cached(in: cache)
+        let key = try require { try configuration.requireLastFMKey() }
+        return BotAssembly(configuration: configuration, lastFMTransport: transport, lastFMKey: key)
     }
 
     /// Commands for a terminal session: state in memory, no Telegram.
     func terminalCommands(demo: Bool) throws -> BotCommands {
         let store = try BotStore.inMemory()
-        let breaker = CircuitBreaker()
-        let lastFM = try lastFMClient(demo: demo, breaker: breaker, cache: SQLiteLastFMCache(store: store))
-        return commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil)
-    }
-
-    /// The command set with its guards. A terminal session (no Telegram) is not rate limited.
-    func commands(lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?) -> BotCommands {
-        let limits = telegram == nil ? RateLimitGuard.Limits(perUser: 1_000_000, perChat: 1_000_000) : configuration.rateLimits
-        return BotCommands(CommandSet.Dependencies(
-            engine: ThrowbackEngine(lastFM: lastFM), lastFM: lastFM, store: store,
-            rateLimit: RateLimitGuard(limits: limits), breaker: breaker,
-            admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram),
-            validUser: ValidLastFMUserGuard(lastFM: lastFM)
-        ))
+        return try assembly(demo: demo).terminalCommands(store: store)
     }
 }

@@ -14,33 +14,11 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let configuration = environment.configuration
-        let token = try environment.require { try configuration.requireTelegramToken() }
-        _ = try environment.require { try configuration.requireLastFMKey() }
+        let token = try environment.require { try environment.configuration.requireTelegramToken() }
+        let assembly = try environment.assembly(demo: false)
         let store = try environment.openStore()
-        let breaker = CircuitBreaker()
-        let lastFM = try environment.lastFMClient(demo: false, breaker: breaker, cache: SQLiteLastFMCache(store: store))
-        let logger = environment.logger
-        let http = HTTPTelegramClient(
-            transport: URLSessionTransport(), baseURL: configuration.telegramAPIURL, token: token,
-            logger: Logger(label: "telegram")
-        )
-        let replies = http
-            .throttled()
-            .retrying()
-            .followingMigrations { from, to in
-                logger.notice("group became a supergroup; its settings and roster follow it", metadata: ["from": "\(from)", "to": "\(to)"])
-                do { try await store.migrateChat(from: from, to: to) } catch {
-                    logger.error("could not move a migrated chat's data", metadata: ["error": "\(error)"])
-                }
-            }
-        let bot = BotService(
-            telegram: replies, pollingClient: http,
-            commands: environment.commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies),
-            store: store, journal: UpdateJournal(store: store),
-            settings: .init(poller: .init(timeout: configuration.pollTimeout)), logger: logger
-        )
-        let group = ServiceGroup(services: [bot], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let bot = assembly.bot(telegramTransport: environment.transport, token: token, store: store)
+        let group = ServiceGroup(services: [bot], gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
         do {
             try await group.run()
         } catch TelegramError.unauthorized {

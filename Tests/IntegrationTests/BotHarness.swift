@@ -12,12 +12,15 @@ import Throwback
 struct BotHarness {
     static let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
     static let target = LastFMWeek.start(of: WeekFinder.date(yearsBefore: now, years: 3))
+    static let lastFMKey = "lastfm-key-0f3a9c"
 
     let telegram: FakeTelegram
     let lastFM: FakeLastFM
     let telegramURL: URL
     let lastFMURL: URL
     let logs = LogCapture()
+    /// The transport production uses, shared by both clients as in production.
+    let transport = CurlTransport()
     /// A fresh SQLite file per harness; restarts reopen the same one.
     let databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("vinylogue-\(UUID().uuidString).sqlite").path
 
@@ -47,18 +50,33 @@ struct BotHarness {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
     }
 
-    /// The Last.fm client chain over the fake, as production builds it.
-    func lastFMClient(breaker: CircuitBreaker, cache: any LastFMCacheStore = InMemoryLastFMCache()) -> any LastFMClient {
-        HTTPLastFMClient(transport: URLSessionTransport(), baseURL: lastFMURL, apiKey: "key", logger: logs.logger("lastfm"))
-            .rateLimited(requestsPerSecond: 50)
-            .retrying(clock: ImmediateClock())
-            .circuitBroken(by: breaker)
-            .cached(in: cache, now: { Self.now })
+    /// The configuration a person would write for these fakes.
+    func configuration(admins: [Int64] = [], rateLimits: RateLimitGuard.Limits = .init()) -> BotConfiguration {
+        BotConfiguration(
+            telegramToken: Secret(telegram.token), telegramAPIURL: telegramURL, lastFMAPIKey: Secret(Self.lastFMKey), lastFMAPIURL: lastFMURL,
+            databasePath: databasePath, adminUserIDs: admins, logLevel: .trace, rateLimits: rateLimits
+        )
     }
 
-    /// The engine over the Last.fm fake, with the production adaptors.
-    func engine() -> ThrowbackEngine {
-        ThrowbackEngine(lastFM: lastFMClient(breaker: CircuitBreaker()), now: { Self.now })
+    /// The production wiring over the fakes, with `clock` for every wait.
+    func assembly(
+        clock: any Clock<Duration>, admins: [Int64] = [], rateLimits: RateLimitGuard.Limits = .init(),
+        breakerClock: any Clock<Duration> = ContinuousClock(), settings: BotService.Settings? = nil
+    ) -> BotAssembly {
+        BotAssembly(
+            configuration: configuration(admins: admins, rateLimits: rateLimits), lastFMTransport: transport,
+            lastFMKey: Secret(Self.lastFMKey),
+            options: .init(
+                clock: clock, breakerClock: breakerClock, now: { Self.now }, makeLogger: { [logs] in logs.logger($0) },
+                lastFMRequestsPerSecond: 50, bot: settings
+            )
+        )
+    }
+
+    /// The engine over the Last.fm fake, with the production adaptors and a cache of its own.
+    func engine() throws -> ThrowbackEngine {
+        let assembly = assembly(clock: ImmediateClock())
+        return ThrowbackEngine(lastFM: assembly.lastFM(breaker: CircuitBreaker(), store: try BotStore.inMemory()), now: { Self.now })
     }
 
     /// The text the bot should send for a throwback.
@@ -66,33 +84,24 @@ struct BotHarness {
         ChartFormatter.telegram.format(try await engine().throwback(user: user, yearsAgo: years))
     }
 
-    /// The bot service, with `clock` driving retries, backoff and the shutdown grace, on this
-    /// harness's database. `breakerClock` drives the Last.fm circuit breaker.
+    /// The bot service as `vinylogue-bot run` builds it, with `clock` driving flood limits
+    /// (the fake Telegram measures them on the same clock), retries, backoff and the
+    /// shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
+    /// circuit breaker.
     func bot(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
         token: String? = nil,
         admins: [Int64] = [],
         rateLimits: RateLimitGuard.Limits = .init(),
-        breakerClock: any Clock<Duration> = ContinuousClock()
+        breakerClock: any Clock<Duration> = ContinuousClock(),
+        delivery: ReplyDelivery.Policy = .init()
     ) async throws -> BotService {
-        let store = try BotStore(path: databasePath)
-        let http = HTTPTelegramClient(
-            transport: URLSessionTransport(), baseURL: telegramURL, token: token ?? telegram.token, logger: logs.logger("telegram")
-        )
-        let replies = http.throttled(clock: clock).retrying(clock: clock, logger: logs.logger("telegram"))
-            .followingMigrations { from, to in try? await store.migrateChat(from: from, to: to) }
-        let breaker = CircuitBreaker(failureThreshold: 3, cooldown: .seconds(60), clock: breakerClock)
-        let lastFM = lastFMClient(breaker: breaker, cache: SQLiteLastFMCache(store: store))
-        let commands = BotCommands(CommandSet.Dependencies(
-            engine: ThrowbackEngine(lastFM: lastFM, now: { Self.now }), lastFM: lastFM, store: store,
-            rateLimit: RateLimitGuard(limits: rateLimits), breaker: breaker,
-            admin: AdminGuard(globalAdmins: admins, telegram: replies),
-            validUser: ValidLastFMUserGuard(lastFM: lastFM)
-        ))
-        return BotService(
-            telegram: replies, pollingClient: http, commands: commands, store: store, journal: UpdateJournal(store: store),
-            settings: .init(poller: poller, shutdownGrace: .seconds(5)), clock: clock, logger: logs.logger("bot")
+        await telegram.useClock(clock)
+        let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
+        let assembly = assembly(clock: clock, admins: admins, rateLimits: rateLimits, breakerClock: breakerClock, settings: settings)
+        return assembly.bot(
+            telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath)
         )
     }
 }
@@ -101,13 +110,29 @@ struct BotHarness {
 struct RunningBot {
     let group: ServiceGroup
     let task: Task<Void, any Error>
+    /// Opens when the run has ended.
+    let ended = Gate()
 
     init(_ service: BotService) {
         var logger = Logger(label: "group")
         logger.logLevel = .critical
         let group = ServiceGroup(services: [service], logger: logger)
         self.group = group
-        task = Task { try await group.run() }
+        task = Task { [ended] in
+            defer { Task { await ended.open() } }
+            try await group.run()
+        }
+    }
+
+    /// Triggers graceful shutdown and moves `clock` on, a second at a time, until the run
+    /// ends: waits in progress (backoff, the shutdown grace) pass as they would in real time.
+    func shutDown(advancing clock: TestClock<Duration>) async throws {
+        await group.triggerGracefulShutdown()
+        while await !ended.isOpen {
+            await clock.waitForSleeper(limit: .milliseconds(100))
+            await clock.advance(by: .seconds(1))
+        }
+        try await task.value
     }
 
     /// Triggers graceful shutdown, as SIGTERM would, and waits for the run to end.

@@ -66,20 +66,34 @@ import Throwback
         await harness.stop()
     }
 
-    @Test func rapidCommandsGetOneSlowDownNoticeAndOthersAreServed() async throws {
+    @Test func tenThrowbacksInARowAreAllAnswered() async throws {
         let harness = try await BotHarness.start()
-        for _ in 0..<25 { await harness.telegram.pushMessage("/help", chatID: group, userID: member) }
-        await harness.telegram.pushMessage("/help", chatID: group, userID: admin)
-        let limits = RateLimitGuard.Limits(perUser: 5, perUserWindow: .seconds(60), perChat: 30, perChatWindow: .seconds(60))
-        let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), rateLimits: limits))
-        await harness.telegram.waitForCalls("sendMessage", count: 7)
+        for years in [3, 3, 2, 3, 1, 2, 3, 3, 2, 1] { await harness.telegram.pushMessage("/tb alice \(years)", chatID: group, userID: member) }
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
+        await harness.telegram.waitForCalls("sendMessage", count: 10)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
-        #expect(replies.count == 7)
+        #expect(replies.count == 10)
+        #expect(replies.allSatisfy { $0.hasPrefix("<b>alice</b> · week of") })
+        await harness.stop()
+    }
+
+    @Test func aFloodGetsExactlyOneNoticeAndOthersAreServed() async throws {
+        let harness = try await BotHarness.start()
+        // One person, in 25 groups at once, so that no chat's own limits come into it; the
+        // clock stands still, so no token comes back during the burst.
+        for chat in 1...25 { await harness.telegram.pushMessage("/help", chatID: -Int64(chat), userID: member) }
+        await harness.telegram.pushMessage("/help", chatID: admin, chatType: "private", userID: admin)
+        let bot = RunningBot(try await harness.bot(clock: TestClock()))
+        await harness.telegram.waitForCalls("sendMessage", count: 17)
+        try await bot.shutDown()
+
+        let replies = await harness.telegram.delivered.filter { $0.chatID != admin }.map { $0.text ?? "" }
+        #expect(replies.count == 16)
         #expect(replies.filter { $0.hasPrefix("Slow down") }.count == 1)
-        #expect(replies.filter { $0.hasPrefix("I bring back") }.count == 6)
-        #expect(replies.last?.hasPrefix("I bring back") == true)
+        #expect(replies.filter { $0.hasPrefix("I bring back") }.count == 15)
+        #expect(await harness.telegram.delivered.contains { $0.chatID == admin })
         await harness.stop()
     }
 
@@ -90,7 +104,7 @@ import Throwback
         await harness.lastFM.inject(.lastFMError(16), times: 12)
         for _ in 0..<4 { await harness.telegram.pushMessage("/tb alice 3", chatID: group) }
         let bot = RunningBot(try await harness.bot(
-            clock: ImmediateClock(), rateLimits: .init(perUser: 100, perChat: 100), breakerClock: breakerClock
+            clock: ImmediateClock(), breakerClock: breakerClock
         ))
         await harness.telegram.waitForCalls("sendMessage", count: 4)
         #expect(await harness.lastFM.count() == 12)
@@ -133,9 +147,9 @@ import Throwback
 
     @Test func forgedAndStaleButtonsGetAPoliteAnswer() async throws {
         let harness = try await BotHarness.start()
-        await harness.telegram.pushCallback(data: "tb|<script>|99", chatID: group, messageID: 1)
+        await harness.telegram.pushCallback(data: "tb|99|<script>", chatID: group, messageID: 1)
         await harness.telegram.pushCallback(data: String(repeating: "x", count: 300), chatID: group, messageID: 1)
-        await harness.telegram.pushCallback(data: "tb|alice|2", chatID: group, messageID: nil)
+        await harness.telegram.pushCallback(data: "tb|2|alice", chatID: group, messageID: nil)
         await harness.telegram.push(["callback_query": ["id": "broken", "from": "not a user"]])
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
@@ -277,24 +291,25 @@ import Throwback
         await harness.stop()
     }
 
-    @Test func aReplyThatCouldNotBeSentIsSentAfterARestart() async throws {
+    @Test func aReplyWaitingToBeRetriedAtShutdownIsSentAfterTheRestart() async throws {
         let harness = try await BotHarness.start()
-        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests", retryAfter: 1), method: "sendMessage", times: 5)
+        await harness.telegram.beginOutage(of: "sendMessage", .error(code: 429, description: "Too Many Requests", retryAfter: 1))
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 3)
         let clock = TestClock()
         let first = RunningBot(try await harness.bot(clock: clock))
-        // Five tries, a second apart as Telegram asks; the shutdown grace never runs out.
-        for attempt in 1...4 {
+        // Five tries, a second apart as Telegram asks; then the reply waits to be tried again.
+        for attempt in 1...5 {
             await harness.telegram.waitForCalls("sendMessage", count: attempt)
             #expect(await clock.waitForSleeper())
             await clock.advance(by: .seconds(1))
         }
-        await harness.telegram.waitForCalls("sendMessage", count: 5)
-        try await first.shutDown()
+        try await first.shutDown(advancing: clock)
         #expect(await harness.telegram.delivered.isEmpty)
 
+        await harness.telegram.endOutage(of: "sendMessage")
+        let tries = await harness.telegram.calls("sendMessage").count
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 6)
+        await harness.telegram.waitForCalls("sendMessage", count: tries + 1)
         try await second.shutDown()
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [3])
         await harness.stop()
@@ -303,7 +318,7 @@ import Throwback
     @Test func floodingAPrivateChatWithNonsenseIsLimitedToo() async throws {
         let harness = try await BotHarness.start()
         for _ in 0..<12 { await harness.telegram.pushMessage("hello?", chatID: member, chatType: "private", userID: member) }
-        let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), rateLimits: .init(perUser: 3, perChat: 100)))
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), rateLimits: .init(user: .init(burst: 3, perMinute: 3))))
         await harness.telegram.pushMessage("/help", chatID: admin, chatType: "private", userID: admin)
         await harness.telegram.waitForCalls("sendMessage", count: 5)
         try await bot.shutDown()

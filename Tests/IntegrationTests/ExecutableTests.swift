@@ -17,21 +17,26 @@ enum Executable {
     /// Runs the executable in an empty directory (no `.env`) with only `environment` set.
     /// The waiting happens on a thread of its own, off Swift's small cooperative pool.
     static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, input: input, environment: environment) })
-            }
-        }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let running = try start(arguments, in: directory, input: input, environment: environment)
+        return await running.result()
     }
 
-    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String]) throws -> Result {
+    /// A new empty directory to run in.
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vinylogue-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts the executable in `directory`; its output is collected as it comes, so that a
+    /// chatty process never blocks on a full pipe.
+    static func start(_ arguments: [String], in directory: URL, input: String = "", environment: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
         process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vinylogue-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         process.currentDirectoryURL = directory
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
@@ -40,10 +45,45 @@ enum Executable {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        return Running(process: process, stdout: stdout, stderr: stderr)
+    }
+
+    /// A started executable.
+    struct Running: Sendable {
+        let process: Process
+        private let output: Task<(Data, Data), Never>
+
+        init(process: Process, stdout: Pipe, stderr: Pipe) {
+            self.process = process
+            output = Task.detached {
+                async let out = Executable.readToEnd(stdout.fileHandleForReading)
+                async let err = Executable.readToEnd(stderr.fileHandleForReading)
+                return await (out, err)
+            }
+        }
+
+        /// Sends SIGTERM, as systemd or docker stop would.
+        func terminate() {
+            process.terminate()
+        }
+
+        /// Waits for the exit, off the cooperative pool.
+        func result() async -> Result {
+            let (out, err) = await output.value
+            let status = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationStatus)
+                }
+            }
+            return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    fileprivate static func readToEnd(_ handle: FileHandle) async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        }
     }
 }
 
@@ -104,5 +144,60 @@ enum Executable {
         let result = try await Executable.run(["throwback", "alice", "0", "--demo"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("out of range"))
+    }
+
+    /// The environment for `run` against the fakes.
+    private func botEnvironment(_ telegram: URL, _ lastFM: URL, token: String, key: String, level: String) -> [String: String] {
+        ["TELEGRAM_BOT_TOKEN": token, "TELEGRAM_API_URL": telegram.absoluteString, "LASTFM_API_KEY": key,
+         "LASTFM_API_URL": lastFM.absoluteString, "LOG_LEVEL": level, "POLL_TIMEOUT": "30"]
+    }
+
+    @Test func sigtermEndsTheBotCleanlyWithEverySlotBlockedAndTheWorkIsDoneOnceAfterTheRestart() async throws {
+        let harness = try await BotHarness.start()
+        let gate = await harness.lastFM.hold(user: "slowpoke")
+        for chat in 1...20 {
+            await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat))
+        }
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = botEnvironment(harness.telegramURL, harness.lastFMURL, token: harness.telegram.token, key: BotHarness.lastFMKey, level: "error")
+        let first = try Executable.start(["run"], in: directory, environment: environment)
+        await harness.lastFM.waitForCalls(count: 16)
+        first.terminate()
+        let stopped = await first.result()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(await harness.telegram.delivered.isEmpty)
+
+        await gate.open()
+        let second = try Executable.start(["run"], in: directory, environment: environment)
+        await harness.telegram.waitForCalls("sendMessage", count: 20)
+        second.terminate()
+        #expect(await second.result().status == 0)
+        let answered = await harness.telegram.delivered.compactMap(\.replyToMessageID)
+        #expect(answered.sorted() == (1...20).map { Int64($0) })
+        await harness.stop()
+    }
+
+    @Test func atTraceLevelTheBinaryLogsNeitherSecretWhileBothAPIsFail() async throws {
+        let harness = try await BotHarness.start()
+        let token = harness.telegram.token
+        await harness.telegram.inject(.raw(status: 502, body: "<html>proxy error for /bot\(token)/getUpdates</html>"), method: "getUpdates")
+        await harness.telegram.inject(.error(code: 500, description: "upstream failed: /bot\(token)/sendMessage"), method: "sendMessage")
+        await harness.lastFM.inject(.raw(status: 502, body: "<html>api_key=\(BotHarness.lastFMKey)</html>"), times: 2)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -1)
+        await harness.telegram.pushMessage("/link nobody_here", chatID: -1)
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let running = try Executable.start(["run"], in: directory, environment: botEnvironment(
+            harness.telegramURL, harness.lastFMURL, token: token, key: BotHarness.lastFMKey, level: "trace"
+        ))
+        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        running.terminate()
+        let result = await running.result()
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("Telegram polling failed"))
+        #expect(!result.stderr.contains(token))
+        #expect(!result.stderr.contains(BotHarness.lastFMKey))
+        await harness.stop()
     }
 }

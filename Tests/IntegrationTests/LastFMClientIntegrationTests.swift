@@ -26,7 +26,7 @@ import Throwback
     }
 
     private func chain(_ url: URL, logger: LogCapture = LogCapture()) -> any LastFMClient {
-        HTTPLastFMClient(transport: URLSessionTransport(), baseURL: url, apiKey: "test-key", logger: logger.logger())
+        HTTPLastFMClient(transport: CurlTransport(), baseURL: url, apiKey: "test-key", logger: logger.logger())
             .rateLimited(requestsPerSecond: 5)
             .retrying(RetryPolicy(maxAttempts: 4), clock: ImmediateClock())
             .cached(in: InMemoryLastFMCache(), now: { Self.now })

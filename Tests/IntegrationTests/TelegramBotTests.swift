@@ -28,7 +28,7 @@ import Throwback
         #expect(await harness.telegram.calls("deleteWebhook").count == 1)
         let menu = await harness.telegram.calls("setMyCommands").first?.parameters["commands"] as? [[String: Any]]
         #expect(menu?.compactMap { $0["command"] as? String } == [
-            "throwback", "link", "unlink", "help", "track", "untrack", "tracked", "import", "filter", "weekly",
+            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "weekly",
         ])
         await harness.stop()
     }
@@ -104,7 +104,7 @@ import Throwback
         await harness.telegram.pushMessage("nice weather today", chatID: -10)
         await harness.telegram.pushMessage("/unknowncmd", chatID: -10)
         await harness.telegram.pushMessage("nice weather today", chatID: 77, chatType: "private", userID: 77)
-        await harness.telegram.pushMessage("tb alice banana", chatID: -10)
+        await harness.telegram.pushMessage("/tb alice banana", chatID: -10)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
         await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()

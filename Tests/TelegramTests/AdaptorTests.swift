@@ -84,7 +84,7 @@ actor MigrationLog {
 @Suite struct ThrottleTests {
     private func throttled(_ clock: TestClock<Duration>) -> (ThrottledTelegramClient, ScriptedTransport) {
         let always = ScriptedTransport([], fallback: .respond(status: 200, body: sent))
-        let http = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: token)
+        let http = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: tokenSecret)
         return (http.throttled(clock: clock), always)
     }
 
@@ -106,7 +106,7 @@ actor MigrationLog {
         var limits = FloodLimits()
         limits.perChatPerSecond = 100
         let always = ScriptedTransport([], fallback: .respond(status: 200, body: sent))
-        let client = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: token)
+        let client = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: tokenSecret)
             .throttled(limits, clock: clock)
         for n in 0..<10 { try await client.sendMessage(chatID: -1_001_234_567_890, html: "\(n)") }
         let eleventh = Task { try await client.sendMessage(chatID: -1_001_234_567_890, html: "11") }

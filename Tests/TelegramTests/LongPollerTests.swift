@@ -30,6 +30,49 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         #expect(offsets(transport) == [nil, 3, 3])
     }
 
+    @Test func renumberedUpdatesAreYieldedAndTheOffsetFollowsThemDown() async throws {
+        let (client, transport) = telegram([
+            .respond(status: 200, body: updates(900...901)), .respond(status: 200, body: updates(3...4)),
+            .respond(status: 200, body: updates(5...5)),
+        ])
+        var iterator = LongPoller(client: client, clock: ImmediateClock()).makeAsyncIterator()
+        var seen: [Int64] = []
+        for _ in 0..<5 { seen.append(try await iterator.next()?.updateID ?? -1) }
+        #expect(seen == [900, 901, 3, 4, 5])
+        #expect(offsets(transport) == [nil, 902, 5])
+    }
+
+    @Test func theLargestUpdateIDDoesNotOverflow() async throws {
+        let (client, transport) = telegram([
+            .respond(status: 200, body: #"{"ok":true,"result":[{"update_id":9223372036854775807}]}"#),
+            .respond(status: 200, body: updates(1...1)),
+        ])
+        var iterator = LongPoller(client: client, clock: ImmediateClock()).makeAsyncIterator()
+        #expect(try await iterator.next()?.updateID == .max)
+        #expect(try await iterator.next()?.updateID == 1)
+        #expect(offsets(transport).last == Int(Int64.max))
+    }
+
+    @Test func aHugeRetryAfterIsClampedToAnHourAndLogged() async throws {
+        let clock = TestClock()
+        let logs = LogCapture()
+        let (client, transport) = telegram([
+            .respond(status: 429, body: #"{"ok":false,"error_code":429,"description":"x","parameters":{"retry_after":9223372036854775807000}}"#),
+            .respond(status: 200, body: updates(1...1)),
+        ], logs: logs)
+        let poller = LongPoller(client: client, clock: clock)
+        let first = Task {
+            var iterator = poller.makeAsyncIterator()
+            return try await iterator.next()?.updateID
+        }
+        #expect(await clock.waitForSleeper())
+        await clock.advance(by: .seconds(3599))
+        #expect(transport.requests.count == 1)
+        await clock.advance(by: .seconds(1))
+        #expect(try await first.value == 1)
+        #expect(logs.text.contains("longer than an hour"))
+    }
+
     @Test func unauthorizedEndsTheSequenceWithAnError() async {
         let (client, _) = telegram([.respond(status: 401, body: #"{"ok":false,"error_code":401,"description":"Unauthorized"}"#)])
         await #expect(throws: TelegramError.unauthorized) {
@@ -81,7 +124,10 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
     @Test func batchesAreHandedOverBeforeTheyAreConfirmed() async throws {
         let (client, transport) = telegram([.respond(status: 200, body: updates(5...6)), .respond(status: 200, body: updates(7...7))])
         let batches = BatchLog()
-        let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { await batches.add($0.map(\.updateID)) })
+        let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch, _ in
+            await batches.add(batch.map(\.updateID))
+            return batch
+        })
         var iterator = poller.makeAsyncIterator()
         _ = try await iterator.next()
         #expect(await batches.entries == [[5, 6]])
@@ -94,9 +140,10 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
     @Test func aBatchThatCannotBeStoredIsPolledAgainUnconfirmed() async throws {
         let (client, transport) = telegram([.respond(status: 200, body: updates(5...6)), .respond(status: 200, body: updates(5...6))])
         let failures = BatchLog()
-        let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch in
+        let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch, _ in
             await failures.add(batch.map(\.updateID))
             if await failures.entries.count == 1 { throw StorageDown() }
+            return batch
         })
         var iterator = poller.makeAsyncIterator()
         #expect(try await iterator.next()?.updateID == 5)

@@ -5,10 +5,11 @@ import Testing
 import TestSupport
 
 let token = "987654:SECRET-token-xyz"
+let tokenSecret = Secret(token)
 
 func telegram(_ steps: [ScriptedTransport.Step], logs: LogCapture = LogCapture()) -> (HTTPTelegramClient, ScriptedTransport) {
     let transport = ScriptedTransport(steps)
-    return (HTTPTelegramClient(transport: transport, baseURL: URL(string: "http://fake")!, token: token, logger: logs.logger()), transport)
+    return (HTTPTelegramClient(transport: transport, baseURL: URL(string: "http://fake")!, token: tokenSecret, logger: logs.logger()), transport)
 }
 
 @Suite struct TelegramClientTests {
@@ -42,7 +43,7 @@ func telegram(_ steps: [ScriptedTransport.Step], logs: LogCapture = LogCapture()
     }
 
     @Test func transportErrorsSayWhetherTheRequestMayHaveArrived() async {
-        let failing = HTTPTelegramClient(transport: FailingTransport(), token: token)
+        let failing = HTTPTelegramClient(transport: FailingTransport(), token: tokenSecret)
         await #expect(throws: TelegramError.transport("could not connect to host", mayHaveBeenDelivered: false)) {
             try await failing.getMe()
         }

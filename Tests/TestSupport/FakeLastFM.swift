@@ -23,6 +23,9 @@ public actor FakeLastFM {
     private var albumCharts: [String: String] = [:]
     private var friendLists: [String: [String]] = [:]
     private var faults: [(method: String?, fault: Fault)] = []
+    private var outage: Fault?
+    private var privateUsers: Set<String> = []
+    private var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var gates: [String: Gate] = [:]
     private var server: FakeHTTPServer?
     private var userWaiters: [(user: String, continuation: CheckedContinuation<Void, Never>)] = []
@@ -77,6 +80,26 @@ public actor FakeLastFM {
         for _ in 0..<times { faults.append((method, fault)) }
     }
 
+    /// Makes `user`'s listening data private: charts answer error 17, as Last.fm does.
+    public func setPrivate(_ user: String) {
+        privateUsers.insert(user.lowercased())
+    }
+
+    /// Every request gets `fault` until `endOutage()`.
+    public func beginOutage(_ fault: Fault) {
+        outage = fault
+    }
+
+    public func endOutage() {
+        outage = nil
+    }
+
+    /// Returns once the fake has received `count` requests in all.
+    public func waitForCalls(count: Int) async {
+        if calls.count >= count { return }
+        await withCheckedContinuation { countWaiters.append((count, $0)) }
+    }
+
     /// Holds every response for `user` until `open()` is called on the returned gate.
     public func hold(user: String) -> Gate {
         let gate = Gate()
@@ -103,11 +126,14 @@ public actor FakeLastFM {
         let lowered = user?.lowercased()
         for waiter in userWaiters where waiter.user == lowered { waiter.continuation.resume() }
         userWaiters.removeAll { $0.user == lowered }
+        for waiter in countWaiters where waiter.count <= calls.count { waiter.continuation.resume() }
+        countWaiters.removeAll { $0.count <= calls.count }
         if let user, let gate = gates[user.lowercased()] {
             await gate.wait()
         }
-        if let index = faults.firstIndex(where: { $0.method == nil || $0.method == method }) {
-            switch faults.remove(at: index).fault {
+        let fault = faults.firstIndex(where: { $0.method == nil || $0.method == method }).map { faults.remove(at: $0).fault } ?? outage
+        if let fault {
+            switch fault {
             case let .lastFMError(code, status):
                 return .json(#"{"error": \#(code), "message": "Injected error \#(code)"}"#, status: status)
             case let .raw(status, body):
@@ -119,6 +145,9 @@ public actor FakeLastFM {
         }
         guard let user, let fixture = users[user.lowercased()] else {
             return .json(#"{"error": 6, "message": "User not found"}"#)
+        }
+        if privateUsers.contains(user.lowercased()), method != "user.getinfo" {
+            return .json(#"{"error": 17, "message": "Login: User required to be logged in"}"#)
         }
         switch method {
         case "user.getinfo":
@@ -142,7 +171,7 @@ public actor FakeLastFM {
 
 /// Holds responses until opened: a test's way of making a request slow without sleeping.
 public actor Gate {
-    private var isOpen = false
+    public private(set) var isOpen = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     public init() {}

@@ -1,8 +1,19 @@
 import Foundation
+import Networking
+import Telegram
 
-/// A Bot API server on loopback: it holds a queue of updates for `getUpdates` (long-polling
-/// until there are some), records every call, answers `sendMessage` like Telegram, and takes
-/// injected faults per method.
+/// A Bot API server on loopback, as strict as the real one where the bot could go wrong:
+///
+/// - `getUpdates` long-polls; an update is confirmed only by a later poll whose offset is
+///   higher than its id, once it was delivered; `renumberUpdates(from:)` restarts the
+///   numbering lower, as Telegram does after a quiet week; a second poller gets 409.
+/// - Messages are checked like Telegram checks them: HTML must parse (only Telegram's tags,
+///   every `<`, `>` and `&` escaped), text is 1–4096 UTF-16 units once parsed, callback
+///   data at most 64 bytes, a forum topic must exist, a chat that is gone answers 403 or
+///   400, and flood limits (20 a minute per group, 30 a second overall) answer 429.
+/// - `editMessageText` needs a message the bot sent, and refuses an edit that changes
+///   nothing ("message is not modified"); `answerCallbackQuery` takes each query once.
+/// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
     /// One call the fake received, with its JSON parameters.
     public struct Call: Sendable {
@@ -15,9 +26,23 @@ public actor FakeTelegram {
 
         public var chatID: Int64? { (parameters["chat_id"] as? NSNumber)?.int64Value }
         public var text: String? { parameters["text"] as? String }
+        public var threadID: Int64? { (parameters["message_thread_id"] as? NSNumber)?.int64Value }
         public var replyToMessageID: Int64? {
             ((parameters["reply_parameters"] as? [String: Any])?["message_id"] as? NSNumber)?.int64Value
         }
+        /// The callback data of each inline button, in order.
+        public var buttonData: [String] {
+            let markup = parameters["reply_markup"] as? [String: Any]
+            let rows = markup?["inline_keyboard"] as? [[[String: Any]]] ?? []
+            return rows.flatMap { $0 }.compactMap { $0["callback_data"] as? String }
+        }
+    }
+
+    /// A call the fake refused on its own, the way Telegram would.
+    public struct Refusal: Sendable {
+        public var method: String
+        public var code: Int
+        public var description: String
     }
 
     public enum Fault: Sendable {
@@ -29,30 +54,66 @@ public actor FakeTelegram {
         case hang
     }
 
+    /// How a chat the bot can no longer post to answers.
+    public enum Gone: Sendable {
+        case blocked
+        case notFound
+    }
+
+    /// Telegram's service accounts.
+    public static let groupAnonymousBot: Int64 = 1_087_968_824
+    public static let channelForwarder: Int64 = 777_000
+
     public nonisolated let token: String
     public nonisolated let botUsername: String
     public private(set) var calls: [Call] = []
     /// Messages that were accepted (answered ok), in order.
     public private(set) var delivered: [Call] = []
+    /// Calls the fake refused because they broke one of Telegram's rules.
+    public private(set) var refusals: [Refusal] = []
     public var administrators: [Int64: [Int64]] = [:]
     /// The ids of the messages `sendMessage` created, in order.
     public private(set) var sentMessageIDs: [Int64] = []
     /// Acts like a Telegram that never saw the confirming poll: updates are delivered again.
     public var ignoresConfirmations = false
 
-    private var pendingUpdates: [[String: Any]] = []
+    private struct Pending {
+        var id: Int64
+        var body: [String: Any]
+        var delivered = false
+    }
+
+    private struct Posted {
+        var text: String
+        var markup: String
+    }
+
+    private var pending: [Pending] = []
     private var nextUpdateID: Int64 = 1
     private var nextMessageID: Int64 = 1000
+    private var nextQueryID = 1
     private var faults: [(method: String, fault: Fault)] = []
+    private var outages: [String: Fault] = [:]
     private var updateWaiters: [CheckedContinuation<Void, Never>] = []
     private var callWaiters: [(method: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var server: FakeHTTPServer?
     private var stopped = false
     private let forever = Gate()
+    private var pollGeneration = 0
+    /// The ids in the last answer to `getUpdates`, to tell whether the next poll saw it.
+    private var lastAnswered: [Int64] = []
+    private var posted: [Int64: [Int64: Posted]] = [:]
+    private var openQueries: Set<String> = []
+    private var forumTopics: [Int64: Set<Int64>] = [:]
+    private var gone: [Int64: Gone] = [:]
+    private var elapsed: @Sendable () -> Duration
+    private var perChatSends: [Int64: [Duration]] = [:]
+    private var recentSends: [Duration] = []
 
     public init(token: String = "123456:TEST-token-abcdef", botUsername: String = "TheBot") {
         self.token = token
         self.botUsername = botUsername
+        self.elapsed = ElapsedClock(ContinuousClock()).elapsed
     }
 
     /// Starts serving; returns the base URL to configure as `TELEGRAM_API_URL`.
@@ -70,18 +131,56 @@ public actor FakeTelegram {
         await server?.stop()
     }
 
+    /// Measures flood limits on `clock`: the clock the bot under test waits on.
+    public func useClock(_ clock: any Clock<Duration>) {
+        elapsed = ElapsedClock(clock).elapsed
+        perChatSends = [:]
+        recentSends = []
+    }
+
+    /// The number of 429 answers the fake gave on its own.
+    public var tooManyRequests: Int { refusals.filter { $0.code == 429 }.count }
+
     // MARK: Scripting
 
     /// Queues a text message from `userID` in `chatID`; returns its update id.
+    ///
+    /// - Parameters:
+    ///   - topic: a forum topic of `chatID` (which becomes a forum) that the message is in.
+    ///   - anonymousAdmin: sent by a group admin posting as the group.
     @discardableResult
     public func pushMessage(
-        _ text: String, chatID: Int64, chatType: String = "group", userID: Int64 = 7, messageID: Int64? = nil
+        _ text: String, chatID: Int64, chatType: String = "group", userID: Int64 = 7, messageID: Int64? = nil,
+        topic: Int64? = nil, anonymousAdmin: Bool = false
     ) -> Int64 {
         let id = messageID ?? nextMessage()
-        return push(["message": [
-            "message_id": id, "date": 1_700_000_000, "text": text,
-            "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": "en"],
-            "chat": ["id": chatID, "type": chatType, "title": "Test chat"],
+        var chat: [String: Any] = ["id": chatID, "type": chatType, "title": "Test chat"]
+        var message: [String: Any] = ["message_id": id, "date": 1_700_000_000, "text": text, "chat": chat]
+        if anonymousAdmin {
+            message["from"] = ["id": Self.groupAnonymousBot, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot"]
+            message["sender_chat"] = chat
+        } else {
+            message["from"] = ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": "en"]
+        }
+        if let topic {
+            forumTopics[chatID, default: []].insert(topic)
+            chat["type"] = "supergroup"
+            chat["is_forum"] = true
+            message["chat"] = chat
+            message["message_thread_id"] = topic
+            message["is_topic_message"] = true
+        }
+        return push(["message": message])
+    }
+
+    /// Queues a linked channel's post as Telegram forwards it into the discussion group.
+    @discardableResult
+    public func pushAutomaticForward(_ text: String, chatID: Int64, channelID: Int64) -> Int64 {
+        push(["message": [
+            "message_id": nextMessage(), "date": 1_700_000_000, "text": text, "is_automatic_forward": true,
+            "chat": ["id": chatID, "type": "supergroup", "title": "Discussion"],
+            "sender_chat": ["id": channelID, "type": "channel", "title": "Channel"],
+            "from": ["id": Self.channelForwarder, "is_bot": false, "first_name": "Telegram"],
         ] as [String: Any]])
     }
 
@@ -94,15 +193,31 @@ public actor FakeTelegram {
         ignoresConfirmations = value
     }
 
-    /// Queues a button press on message `messageID` (nil: a message too old to be included).
+    /// Makes `chat` refuse posts: the bot was blocked or removed (403), or the chat is gone (400).
+    public func setGone(_ chat: Int64, _ how: Gone = .blocked) {
+        gone[chat] = how
+    }
+
+    /// From now on, updates are numbered from `id`, as Telegram does after a week without updates.
+    public func renumberUpdates(from id: Int64) {
+        nextUpdateID = id
+    }
+
+    /// Queues a button press on message `messageID` (nil: no message at all; `inaccessible`:
+    /// the message is one the bot can no longer see, which Telegram sends with date 0).
     @discardableResult
-    public func pushCallback(data: String, chatID: Int64, messageID: Int64?, userID: Int64 = 7) -> Int64 {
+    public func pushCallback(data: String, chatID: Int64, messageID: Int64?, userID: Int64 = 7, inaccessible: Bool = false) -> Int64 {
+        let queryID = "q\(nextQueryID)"
+        nextQueryID += 1
+        openQueries.insert(queryID)
         var query: [String: Any] = [
-            "id": "q\(nextUpdateID)", "data": data, "chat_instance": "ci",
+            "id": queryID, "data": data, "chat_instance": "ci",
             "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
         ]
         if let messageID {
-            query["message"] = ["message_id": messageID, "date": 1_700_000_000, "text": "…", "chat": ["id": chatID, "type": "group"]] as [String: Any]
+            query["message"] = inaccessible
+                ? ["message_id": messageID, "date": 0, "chat": ["id": chatID, "type": "group"]] as [String: Any]
+                : ["message_id": messageID, "date": 1_700_000_000, "text": "…", "chat": ["id": chatID, "type": "group"]] as [String: Any]
         }
         return push(["callback_query": query])
     }
@@ -114,7 +229,7 @@ public actor FakeTelegram {
         let id = nextUpdateID
         nextUpdateID += 1
         update["update_id"] = id
-        pendingUpdates.append(update)
+        pending.append(Pending(id: id, body: update))
         for waiter in updateWaiters { waiter.resume() }
         updateWaiters = []
         return id
@@ -123,6 +238,15 @@ public actor FakeTelegram {
     /// The next `times` calls of `method` get `fault`.
     public func inject(_ fault: Fault, method: String, times: Int = 1) {
         for _ in 0..<times { faults.append((method, fault)) }
+    }
+
+    /// Every call of `method` gets `fault` until `endOutage(of:)`.
+    public func beginOutage(of method: String, _ fault: Fault) {
+        outages[method] = fault
+    }
+
+    public func endOutage(of method: String) {
+        outages[method] = nil
     }
 
     /// Calls of `method`.
@@ -155,54 +279,156 @@ public actor FakeTelegram {
         callWaiters.removeAll { waiter in calls.filter { $0.method == waiter.method }.count >= waiter.count }
         for waiter in ready { waiter.continuation.resume() }
 
+        let fault: Fault?
         if let index = faults.firstIndex(where: { $0.method == method }) {
-            switch faults.remove(at: index).fault {
+            fault = faults.remove(at: index).fault
+        } else {
+            fault = outages[method]
+        }
+        if let fault {
+            switch fault {
             case let .error(code, description, retryAfter, migrateTo):
-                var parameters: [String: Any] = [:]
-                if let retryAfter { parameters["retry_after"] = retryAfter }
-                if let migrateTo { parameters["migrate_to_chat_id"] = migrateTo }
-                var body: [String: Any] = ["ok": false, "error_code": code, "description": description]
-                if !parameters.isEmpty { body["parameters"] = parameters }
-                return .json(object: body, status: code)
+                return error(code, description, retryAfter: retryAfter, migrateTo: migrateTo)
             case let .raw(status, body):
                 return FakeResponse(status: status, body: Data(body.utf8))
             case .hang:
                 await forever.wait()
-                return .json(#"{"ok":false,"error_code":500,"description":"stopped"}"#, status: 500)
+                return error(500, "stopped")
             }
         }
         switch method {
         case "getMe":
             return ok(["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername, "can_join_groups": true])
         case "getUpdates":
-            return ok(await updates(after: (call.parameters["offset"] as? NSNumber)?.int64Value))
+            return await poll(offset: (call.parameters["offset"] as? NSNumber)?.int64Value)
         case "sendMessage", "editMessageText":
-            delivered.append(call)
-            let id = method == "sendMessage" ? nextMessage() : ((call.parameters["message_id"] as? NSNumber)?.int64Value ?? 0)
-            if method == "sendMessage" { sentMessageIDs.append(id) }
-            return ok([
-                "message_id": id, "date": 1_700_000_000, "text": call.text ?? "",
-                "chat": ["id": call.chatID ?? 0, "type": "group"],
-                "from": ["id": 42, "is_bot": true, "first_name": "Vinylogue"],
-            ] as [String: Any])
+            return post(call)
+        case "answerCallbackQuery":
+            let id = call.parameters["callback_query_id"] as? String ?? ""
+            guard openQueries.remove(id) != nil else {
+                return refuse(method, 400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
+            }
+            if let text = call.parameters["text"] as? String, text.count > 200 {
+                return refuse(method, 400, "Bad Request: MESSAGE_TOO_LONG")
+            }
+            return ok(true)
         case "getChatAdministrators":
             let ids = administrators[call.chatID ?? 0] ?? []
             return ok(ids.map { ["status": "administrator", "user": ["id": $0, "is_bot": false, "first_name": "Admin"]] })
+        case "setMyCommands":
+            let commands = call.parameters["commands"] as? [[String: Any]] ?? []
+            let valid = commands.count <= 100 && commands.allSatisfy { command in
+                let name = command["command"] as? String ?? ""
+                let description = command["description"] as? String ?? ""
+                return (1...32).contains(name.count) && name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }
+                    && (1...256).contains(description.count)
+            }
+            return valid ? ok(true) : refuse(method, 400, "Bad Request: BOT_COMMAND_INVALID")
         default:
             return ok(true)
         }
     }
 
-    /// Long-polls: drops confirmed updates, then waits until some are pending.
-    private func updates(after offset: Int64?) async -> [[String: Any]] {
+    /// Long-polls: confirms what the offset confirms, then waits until some updates are
+    /// pending. A newer poll ends an older one with 409, as Telegram does.
+    private func poll(offset: Int64?) async -> FakeResponse {
+        pollGeneration += 1
+        let generation = pollGeneration
+        for waiter in updateWaiters { waiter.resume() }
+        updateWaiters = []
         if let offset, !ignoresConfirmations {
-            pendingUpdates.removeAll { (($0["update_id"] as? Int64) ?? 0) < offset }
+            if let last = lastAnswered.last, offset > last + 1 {
+                // The poller never read the last answer (its connection was gone): an offset
+                // from before cannot confirm updates it never saw.
+                for index in pending.indices where lastAnswered.contains(pending[index].id) { pending[index].delivered = false }
+            }
+            pending.removeAll { $0.delivered && $0.id < offset }
         }
-        let fresh = { self.pendingUpdates.filter { self.ignoresConfirmations || (($0["update_id"] as? Int64) ?? 0) >= (offset ?? 0) } }
-        while fresh().isEmpty && !stopped {
+        while pending.isEmpty && !stopped && generation == pollGeneration {
             await withCheckedContinuation { updateWaiters.append($0) }
         }
-        return fresh()
+        if generation != pollGeneration {
+            return refuse("getUpdates", 409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
+        }
+        for index in pending.indices { pending[index].delivered = true }
+        lastAnswered = pending.map(\.id)
+        return ok(pending.map(\.body))
+    }
+
+    /// `sendMessage` and `editMessageText`, checked as Telegram checks them.
+    private func post(_ call: Call) -> FakeResponse {
+        let method = call.method
+        guard let chat = call.chatID else { return refuse(method, 400, "Bad Request: chat_id is empty") }
+        switch gone[chat] {
+        case .blocked?: return refuse(method, 403, "Forbidden: bot was kicked from the group chat")
+        case .notFound?: return refuse(method, 400, "Bad Request: chat not found")
+        case nil: break
+        }
+        let html = call.text ?? ""
+        if let problem = TelegramHTML.problem(in: html) { return refuse(method, 400, "Bad Request: \(problem)") }
+        if call.buttonData.contains(where: { $0.utf8.count > 64 || $0.isEmpty }) {
+            return refuse(method, 400, "Bad Request: BUTTON_DATA_INVALID")
+        }
+        if let thread = call.threadID, forumTopics[chat]?.contains(thread) != true {
+            return refuse(method, 400, "Bad Request: message thread not found")
+        }
+        let markup = (call.parameters["reply_markup"]).flatMap { try? JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) }
+            .map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let messageID: Int64
+        if method == "editMessageText" {
+            messageID = (call.parameters["message_id"] as? NSNumber)?.int64Value ?? 0
+            guard let before = posted[chat]?[messageID] else { return refuse(method, 400, "Bad Request: message to edit not found") }
+            if before.text == html && before.markup == markup {
+                return refuse(method, 400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+            }
+        } else {
+            messageID = nextMessage()
+        }
+        if let wait = floodWait(chat: chat) {
+            return refuse(method, 429, "Too Many Requests: retry after \(wait)", retryAfter: wait)
+        }
+        posted[chat, default: [:]][messageID] = Posted(text: html, markup: markup)
+        delivered.append(call)
+        if method == "sendMessage" { sentMessageIDs.append(messageID) }
+        var result: [String: Any] = [
+            "message_id": messageID, "date": 1_700_000_000, "text": html,
+            "chat": ["id": chat, "type": chat < 0 ? "supergroup" : "private"],
+            "from": ["id": 42, "is_bot": true, "first_name": "Vinylogue"],
+        ]
+        if let thread = call.threadID { result["message_thread_id"] = thread }
+        return ok(result)
+    }
+
+    /// Seconds to wait if this post would break a flood limit; records the post otherwise.
+    private func floodWait(chat: Int64) -> Int? {
+        let now = elapsed()
+        recentSends.removeAll { now - $0 >= .seconds(1) }
+        if recentSends.count >= 30 { return 1 }
+        if chat < 0 {
+            var sends = perChatSends[chat, default: []]
+            sends.removeAll { now - $0 >= .seconds(60) }
+            if sends.count >= 20, let oldest = sends.first {
+                return max(1, Int((.seconds(60) - (now - oldest)).seconds.rounded(.up)))
+            }
+            sends.append(now)
+            perChatSends[chat] = sends
+        }
+        recentSends.append(now)
+        return nil
+    }
+
+    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil) -> FakeResponse {
+        refusals.append(Refusal(method: method, code: code, description: description))
+        return error(code, description, retryAfter: retryAfter)
+    }
+
+    private func error(_ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {
+        var parameters: [String: Any] = [:]
+        if let retryAfter { parameters["retry_after"] = retryAfter }
+        if let migrateTo { parameters["migrate_to_chat_id"] = migrateTo }
+        var body: [String: Any] = ["ok": false, "error_code": code, "description": description]
+        if !parameters.isEmpty { body["parameters"] = parameters }
+        return .json(object: body, status: code)
     }
 
     private func ok(_ result: Any) -> FakeResponse {

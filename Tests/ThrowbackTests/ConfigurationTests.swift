@@ -41,8 +41,8 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.timeZone.identifier == "Europe/Berlin")
         #expect(config.pollTimeout == 25)
         #expect(config.logLevel == .debug)
-        #expect(config.rateLimits.perUser == 3)
-        #expect(config.rateLimits.perChat == 12)
+        #expect(config.rateLimits.user == .init(burst: 3, perMinute: 3))
+        #expect(config.rateLimits.chat == .init(burst: 12, perMinute: 12))
     }
 
     @Test func quotesAroundValuesAreDropped() throws {
@@ -64,7 +64,7 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
 
     @Test(arguments: [
         ["ADMIN_USER_IDS": "1,bob"], ["THROWBACK_SCHEDULE": "someday"], ["THROWBACK_TIMEZONE": "Mars/Olympus"],
-        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["RATE_LIMIT_USER": "0"], ["RATE_LIMIT_CHAT": "lots"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
+        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["RATE_LIMIT_USER": "0"], ["RATE_LIMIT_USER": "15,45,3"], ["RATE_LIMIT_USER": "15,"], ["RATE_LIMIT_CHAT": "lots"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
     ])
     func invalidValuesAreNamed(environment: [String: String]) {
         #expect {

@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import Telegram
 import Testing
 import Throwback
 
@@ -88,5 +89,30 @@ private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) 
         #expect(result.albums.map(\.name) == ["top", "mid"])
         #expect(result.hiddenCount == 1)
         #expect(result.user == "RJ")
+    }
+
+    @Test func aLessThanWithACombiningMarkIsEscaped() {
+        // "<\u{301}" is one Character that is not "<", yet Telegram reads its "<".
+        let escaped = TelegramHTML.escape("tb <\u{301} 3 &\u{301}")
+        #expect(escaped == "tb &lt;\u{301} 3 &amp;\u{301}")
+        let text = ChartFormatter.telegram.format(summary([ChartAlbum(artist: "<\u{301}b>", name: "x", playCount: 1, rank: 1)]))
+        #expect(TelegramHTML.problem(in: text) == nil)
+    }
+
+    @Test(arguments: [
+        String(repeating: "👩‍👩‍👧‍👦", count: 500),
+        String(repeating: "e\u{301}\u{302}\u{303}", count: 1000),
+        String(repeating: "&", count: 3000),
+        "a" + String(repeating: "\u{301}", count: 5000),
+    ])
+    func namesLongInUTF16StayWithinTelegramsLimitHeaderIncluded(name: String) {
+        let albums = (1...10).map { ChartAlbum(artist: name, name: name, playCount: 50 - $0, rank: $0) }
+        let long = ChartSummary(user: name, range: week, yearsAgo: 3, albums: albums)
+        for outcome in [ThrowbackOutcome.chart(long), .noHistory(user: name), .chart(ChartSummary(user: name, range: week, yearsAgo: 3, albums: []))] {
+            let text = ChartFormatter.telegram.format(outcome)
+            #expect(text.utf16.count <= 4096)
+            #expect(TelegramHTML.problem(in: text) == nil)
+        }
+        #expect(BotReply.text("No Last.fm user is called “\(name)”.").rendered(with: .telegram)!.utf16.count <= 4096)
     }
 }

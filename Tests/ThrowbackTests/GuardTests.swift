@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import LastFM
 import Networking
+import Synchronization
 import Telegram
 import Testing
 import TestSupport
@@ -17,7 +18,7 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
 @Suite struct RateLimitGuardTests {
     @Test func oneNoticePerWindowThenSilenceAndOthersUnaffected() async {
         let clock = TestClock()
-        let limit = RateLimitGuard(limits: .init(perUser: 3, perUserWindow: .seconds(30), perChat: 100), clock: clock)
+        let limit = RateLimitGuard(limits: .init(user: .init(burst: 3, perMinute: 6), chat: .init(burst: 100, perMinute: 100)), clock: clock)
         for _ in 0..<3 { #expect(await limit.check(invocation()) == .allow(invocation())) }
         #expect(await limit.check(invocation()) == .deny("Slow down, you sent too many commands: try again in 10s."))
         #expect(await limit.check(invocation()) == .ignore)
@@ -29,9 +30,40 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         #expect(await limit.check(invocation()) == .deny("Slow down, you sent too many commands: try again in 10s."))
     }
 
+    @Test func aPersonExploringAtTheDefaultsIsNeverStopped() async {
+        let clock = TestClock()
+        let limit = RateLimitGuard(clock: clock)
+        // A burst of ten, then a press every two seconds for ten minutes.
+        for _ in 0..<10 { #expect(await limit.check(invocation()) == .allow(invocation())) }
+        for _ in 0..<300 {
+            await clock.advance(by: .seconds(2))
+            #expect(await limit.check(invocation()) == .allow(invocation()))
+        }
+    }
+
+    @Test func idleBucketsAreForgottenSoMemoryStaysBounded() async {
+        let clock = TestClock()
+        let limit = RateLimitGuard(limits: .init(user: .init(burst: 1, perMinute: 1), chat: .init(burst: 1_000_000, perMinute: 1_000_000)), clock: clock, capacity: 10)
+        for user in 0..<1000 { _ = await limit.check(invocation(user: Int64(user))) }
+        // User 999 is remembered as having spent their token; user 0 was forgotten, like a new user.
+        #expect(await limit.check(invocation(user: 999)) != .allow(invocation(user: 999)))
+        #expect(await limit.check(invocation(user: 0)) == .allow(invocation(user: 0)))
+    }
+
+    @Test func anAnonymousAdminIsLimitedAsTheirGroup() async {
+        let limit = RateLimitGuard(limits: .init(user: .init(burst: 1, perMinute: 1), chat: .init(burst: 100, perMinute: 100)), clock: TestClock())
+        var first = CommandInvocation(chatID: -1, isPrivateChat: false, userID: 1_087_968_824, senderChatID: -1)
+        var second = CommandInvocation(chatID: -2, isPrivateChat: false, userID: 1_087_968_824, senderChatID: -2)
+        #expect(await limit.check(first) == .allow(first))
+        #expect(await limit.check(second) == .allow(second))
+        first.arguments = []
+        second.arguments = []
+        #expect(await limit.check(first) != .allow(first))
+    }
+
     @Test func aBusyChatIsLimitedAsAWhole() async {
         let clock = TestClock()
-        let limit = RateLimitGuard(limits: .init(perUser: 100, perChat: 2, perChatWindow: .seconds(60)), clock: clock)
+        let limit = RateLimitGuard(limits: .init(user: .init(burst: 100, perMinute: 100), chat: .init(burst: 2, perMinute: 2)), clock: clock)
         #expect(await limit.check(invocation(user: 1)) != .ignore)
         #expect(await limit.check(invocation(user: 2)) != .ignore)
         guard case .deny(let reason) = await limit.check(invocation(user: 3)) else { Issue.record("not denied"); return }
@@ -53,6 +85,9 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         await clock.advance(by: .seconds(60))
         #expect(await breaker.state == .halfOpen)
         #expect(await healthy.check(invocation()) == .allow(invocation()))
+        // Half-open lets exactly one trial through.
+        #expect(await breaker.permit())
+        #expect(await !breaker.permit())
         await breaker.recordFailure()
         #expect(await breaker.state == .open)
         await clock.advance(by: .seconds(60))
@@ -75,6 +110,61 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         await clock.advance(by: .seconds(60))
         #expect(try await lastFM.weeklyChartList(user: "rj").isEmpty)
         #expect(await breaker.state == .closed)
+    }
+}
+
+@Suite struct HalfOpenTrialTests {
+    @Test func concurrentCallsInTheHalfOpenStateSendOneTrial() async throws {
+        let clock = TestClock()
+        let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(60), clock: clock)
+        await breaker.recordFailure()
+        await clock.advance(by: .seconds(60))
+        let gate = Gate()
+        let transport = GatedTransport(gate: gate, body: #"{"weeklychartlist":{"chart":[]}}"#)
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker)
+        let trial = Task { try await lastFM.weeklyChartList(user: "rj") }
+        await transport.waitForRequest()
+        for _ in 0..<5 {
+            await #expect(throws: LastFMError.temporarilyUnavailable("circuit open")) { try await lastFM.weeklyChartList(user: "rj") }
+        }
+        await gate.open()
+        #expect(try await trial.value.isEmpty)
+        #expect(transport.count == 1)
+        #expect(await breaker.state == .closed)
+    }
+
+    @Test func aCancelledTrialFreesTheTrial() async throws {
+        let clock = TestClock()
+        let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(60), clock: clock)
+        await breaker.recordFailure()
+        await clock.advance(by: .seconds(60))
+        #expect(await breaker.permit())
+        await breaker.recordAbandoned()
+        #expect(await breaker.permit())
+    }
+}
+
+/// Holds every request until its gate opens, then answers `body`.
+private final class GatedTransport: HTTPTransport {
+    private let gate: Gate
+    private let body: String
+    private let requests = Synchronization.Mutex(0)
+    private let arrived = Gate()
+
+    init(gate: Gate, body: String) {
+        self.gate = gate
+        self.body = body
+    }
+
+    var count: Int { requests.withLock { $0 } }
+
+    func waitForRequest() async { await arrived.wait() }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        requests.withLock { $0 += 1 }
+        await arrived.open()
+        await gate.wait()
+        return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 }
 
@@ -141,15 +231,49 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         #expect(body.contains("-1001234"))
         #expect(await admin.check(invocation(user: 7, chat: 7, target: -1_001_234)) == .deny("Only admins of this chat can do that."))
     }
+
+    @Test func anAnonymousAdminManagesOnlyTheirOwnGroup() async {
+        let transport = ScriptedTransport([])
+        let admin = AdminGuard(globalAdmins: [], telegram: HTTPTelegramClient(transport: transport, token: "t:oken"), clock: TestClock())
+        var own = CommandInvocation(chatID: -5, isPrivateChat: false, userID: 1_087_968_824, senderChatID: -5)
+        #expect(await admin.check(own) == .allow(own))
+        own.targetChatID = -6
+        #expect(await admin.check(own) == .deny("Only admins of this chat can do that."))
+        #expect(transport.requests.isEmpty)
+    }
 }
 
-@Suite struct YearNavigationTests {
-    @Test(arguments: [nil, "", "garbage", "tb|alice", "tb|alice|x", "tb|alice|0", "tb|alice|51", "tb|<b>|3", "xx|alice|3", "tb|alice|3|4"])
-    func forgedDataIsRejected(data: String?) {
-        #expect(YearNavigation.target(from: data) == nil)
+@Suite struct ButtonDataTests {
+    @Test(arguments: ["", "garbage", "tb|alice", "tb|x|alice", "tb|0|alice", "tb|51|alice", "xx|3|alice", "tb|3|", "tb|3|#abc", "tb|003|alice"])
+    func forgedDataIsRejected(data: String) {
+        #expect(ButtonData.parse(data) == nil)
     }
 
-    @Test func validDataRoundTrips() {
-        #expect(YearNavigation.target(from: YearNavigation.data(user: "RJ", yearsAgo: 4)) == .init(user: "RJ", yearsAgo: 4))
+    @Test(arguments: ["RJ", "a|b|c", "名前", "#hash", "x y", String(repeating: "n", count: 200), "e\u{301}<>&"])
+    func everyNameRoundTripsWithinSixtyFourBytes(name: String) {
+        for years in [1, 9, 50] {
+            let data = ButtonData.named(name, years) ?? ButtonData.stored(ButtonData.key(for: name), years)
+            #expect(data.utf8.count <= 64)
+            switch ButtonData.parse(data) {
+            case .named(let user, let parsed)?: #expect(user == name && parsed == years)
+            case .stored(let key, let parsed)?: #expect(key == ButtonData.key(for: name) && parsed == years)
+            case nil: Issue.record("\(data) does not parse")
+            }
+        }
+    }
+
+    @Test func aLongNameIsStoredAndReadBack() async throws {
+        let store = try BotStore.inMemory()
+        let navigation = YearNavigation(store: store)
+        let name = String(repeating: "ü", count: 40) + "|x"
+        let summary = ChartSummary(
+            user: name, range: WeeklyChartRange(fromUnix: 0, toUnix: 604_800), yearsAgo: 2, albums: [], canGoBack: true, canGoForward: true
+        )
+        let keyboard = try #require(try await navigation.keyboard(for: .throwback(.chart(summary))))
+        let data = keyboard.rows[0].map(\.callbackData)
+        #expect(data.allSatisfy { $0.utf8.count <= 64 })
+        #expect(await navigation.target(from: data[0]) == .init(user: name, yearsAgo: 3))
+        #expect(await navigation.target(from: data[1]) == .init(user: name, yearsAgo: 1))
+        #expect(await navigation.target(from: ButtonData.stored(ButtonData.key(for: "never stored"), 3)) == nil)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import GRDB
 import Telegram
 import Testing
-import Throwback
+@testable import Throwback
 
 @Suite struct StoreTests {
     @Test func rostersKeepLastFMSpellingAndIgnoreCase() async throws {
@@ -30,24 +31,55 @@ import Throwback
         #expect(!settings.weeklyEnabled)
     }
 
+    private func message(_ updateID: Int64, chat: Int64 = -1, id: Int64) -> Update {
+        Update(updateID: updateID, message: Message(messageID: id, chat: Chat(id: chat, type: "group"), text: "/help"))
+    }
+
     @Test func theJournalRemembersWhatWasHandled() async throws {
         let store = try BotStore.inMemory()
         let journal = UpdateJournal(store: store)
-        let batch = [Update(updateID: 5), Update(updateID: 6)]
+        let batch = [message(5, id: 50), message(6, id: 60)]
         #expect(try await journal.offset() == nil)
-        try await journal.record(batch)
+        #expect(try await journal.record(batch, nextOffset: 7).map(\.updateID) == [5, 6])
         #expect(try await journal.offset() == 7)
         #expect(try await journal.unhandled().map(\.updateID) == [5, 6])
-        try await journal.markProcessed(5)
-        #expect(try await journal.isProcessed(5))
+        try await journal.markHandled(batch[0])
+        #expect(try await journal.isHandled(batch[0]))
         #expect(try await journal.unhandled().map(\.updateID) == [6])
-        // Telegram delivers the same batch again: the handled update stays handled.
-        try await journal.record(batch)
+        // Telegram delivers the same batch again: nothing is new.
+        #expect(try await journal.record(batch, nextOffset: 7).isEmpty)
         #expect(try await journal.unhandled().map(\.updateID) == [6])
         // An answer that never left puts its update back.
         try journal.reopen(batch[0])
-        #expect(try await !journal.isProcessed(5))
-        #expect(try await journal.unhandled().map(\.updateID) == [5, 6])
+        #expect(try await !journal.isHandled(batch[0]))
+        #expect(try await Set(journal.unhandled().map(\.updateID)) == [5, 6])
+    }
+
+    @Test func renumberedUpdatesAreNewAndTheOffsetFollowsThemDown() async throws {
+        let journal = UpdateJournal(store: try BotStore.inMemory())
+        let old = [message(900, id: 1), message(901, id: 2)]
+        _ = try await journal.record(old, nextOffset: 902)
+        for update in old { try await journal.markHandled(update) }
+        // A week later Telegram starts again at a lower id, reusing 900.
+        let renumbered = [message(899, id: 3), message(900, id: 4)]
+        #expect(try await journal.record(renumbered, nextOffset: 901).map(\.updateID) == [899, 900])
+        #expect(try await journal.offset() == 901)
+        // A redelivery of an update handled before is recognised by what it is.
+        #expect(try await journal.record([message(17, id: 2)], nextOffset: 18).isEmpty)
+    }
+
+    @Test func theInboxSurvivesTheUpgradeToIdentities() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("old-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let old = try DatabaseQueue(path: path)
+        try BotStore.migrator.migrate(old, upTo: "v1: rosters, links, chats, update journal, Last.fm cache")
+        let payload = try JSONEncoder().encode(message(3, id: 30))
+        try await old.write { db in
+            try db.execute(sql: "INSERT INTO inboxUpdate (updateID, payload) VALUES (3, ?)", arguments: [payload])
+        }
+        try old.close()
+        let journal = UpdateJournal(store: try BotStore(path: path))
+        #expect(try await journal.unhandled().map { $0.message?.messageID } == [30])
     }
 
     @Test func theDatabaseSurvivesReopening() async throws {

@@ -5,25 +5,28 @@ import ServiceLifecycle
 import Telegram
 
 /// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, `setMyCommands`),
-/// then poll → dispatch → reply until graceful shutdown, which cancels the in-flight poll
-/// at once and gives replies in progress a few seconds.
-public struct BotService: Service {
+/// then poll → journal → dispatch → reply until graceful shutdown, which cancels the
+/// in-flight poll at once and gives replies in progress a few seconds.
+public struct BotService: Service, CustomStringConvertible {
     public struct Settings: Sendable {
         public var poller: LongPoller.Configuration
         public var maxConcurrentChats: Int
         public var shutdownGrace: Duration
         public var startupBackoff: RetryPolicy
+        public var delivery: ReplyDelivery.Policy
 
         public init(
             poller: LongPoller.Configuration = .init(),
             maxConcurrentChats: Int = 16,
-            shutdownGrace: Duration = .seconds(5),
-            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60))
+            shutdownGrace: Duration = .seconds(4),
+            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60)),
+            delivery: ReplyDelivery.Policy = .init()
         ) {
             self.poller = poller
             self.maxConcurrentChats = maxConcurrentChats
             self.shutdownGrace = shutdownGrace
             self.startupBackoff = startupBackoff
+            self.delivery = delivery
         }
     }
 
@@ -33,15 +36,14 @@ public struct BotService: Service {
     private let pollingClient: any TelegramClient
     private let commands: BotCommands
     private let store: BotStore
-    private let journal: UpdateJournal?
+    private let journal: UpdateJournal
     private let settings: Settings
     private let clock: any Clock<Duration>
     private let logger: Logger
 
-    /// - Parameter journal: makes replies exactly-once across restarts; nil keeps no record.
     public init(
         telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
-        journal: UpdateJournal?, settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
+        journal: UpdateJournal, settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
@@ -54,21 +56,26 @@ public struct BotService: Service {
         self.logger = logger
     }
 
+    /// The service group logs services by description; this one names itself, never its clients.
+    public var description: String { "BotService" }
+
     public func run() async throws {
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
-            rateLimit: commands.rateLimit, store: store, journal: journal, logger: logger
+            navigation: YearNavigation(store: store), store: store,
+            delivery: ReplyDelivery(telegram: telegram, journal: journal, store: store, policy: settings.delivery, clock: clock, logger: logger),
+            logger: logger
         )
         let journal = journal
-        let leftovers = try await journal?.unhandled() ?? []
+        let leftovers = try await journal.unhandled()
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
         }
         let poller = LongPoller(
-            client: pollingClient, configuration: settings.poller, initialOffset: try await journal?.offset(),
-            clock: clock, logger: logger, onBatch: { try await journal?.record($0) }
+            client: pollingClient, configuration: settings.poller, initialOffset: try await journal.offset(),
+            clock: clock, logger: logger, onBatch: { batch, next in try await journal.record(batch, nextOffset: next) }
         )
         let dispatcher = UpdateDispatcher(
             maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock,

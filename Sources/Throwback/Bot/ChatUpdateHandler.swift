@@ -1,160 +1,145 @@
 import Logging
 import Telegram
 
-/// Turns one Telegram update into at most one reply. Commands are answered as a reply to the
-/// command message; presses of ◀ / ▶ edit the throwback in place; in groups, other text is
-/// ignored silently.
+/// Turns one Telegram update into at most one answer. Commands are answered as a reply to
+/// the command message, in its forum topic; presses of ◀ / ▶ edit the throwback in place;
+/// in groups, anything that is not a `/command` is ignored silently.
 ///
-/// With a journal, an update is recorded as handled just before its answer goes out. A
-/// crash after that point loses at most that one answer; it never sends it twice. A crash
-/// before it leaves the update in the inbox, to be handled after the restart.
+/// Every update ends recorded as handled: with its answer (see `ReplyDelivery`), or at once
+/// when there is nothing to send. An update abandoned at shutdown stays in the inbox.
 public struct ChatUpdateHandler: Sendable {
-    private let telegram: any TelegramClient
+    /// Telegram's service account that forwards a linked channel's posts into its group.
+    static let channelForwarder: Int64 = 777_000
+
     private let router: CommandRouter
     private let throwback: ThrowbackCommand
-    private let rateLimit: RateLimitGuard
+    private let navigation: YearNavigation
     private let store: BotStore
-    private let journal: UpdateJournal?
+    private let delivery: ReplyDelivery
+    private let telegram: any TelegramClient
     private let logger: Logger
 
     public init(
-        telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, rateLimit: RateLimitGuard,
-        store: BotStore, journal: UpdateJournal?, logger: Logger = Logger(label: "bot")
+        telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
+        store: BotStore, delivery: ReplyDelivery, logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
         self.router = router
         self.throwback = throwback
-        self.rateLimit = rateLimit
+        self.navigation = navigation
         self.store = store
-        self.journal = journal
+        self.delivery = delivery
         self.logger = logger
     }
 
     public func handle(_ update: Update) async {
-        var settled = false
+        var logger = logger
+        logger[metadataKey: "update"] = "\(update.updateID)"
+        if let chat = update.chatID { logger[metadataKey: "chat"] = "\(chat)" }
+        let answered: Bool
         if let message = update.message, let newID = message.migrateToChatID {
-            await follow(message.chat.id, to: newID)
+            await follow(message.chat.id, to: newID, logger: logger)
+            answered = false
         } else if let message = update.message {
-            settled = await answer(message, update: update)
+            answered = await answer(message, update: update, logger: logger)
         } else if let query = update.callbackQuery {
-            settled = await navigate(query, update: update)
+            answered = await press(query, update: update, logger: logger)
+        } else {
+            answered = false
         }
-        // Cancelled by shutdown: the update stays in the inbox and is handled after restart.
-        guard !settled, !Task.isCancelled else { return }
-        await commit(update)
-    }
-
-    /// Records the update as handled. Idempotent.
-    private func commit(_ update: Update) async {
-        do {
-            try await journal?.markProcessed(update.updateID)
-        } catch {
-            logger.error("could not record a handled update", metadata: ["update": "\(update.updateID)", "error": "\(error)"])
-        }
+        // Cancelled by shutdown before answering: the update stays in the inbox.
+        guard !answered, !Task.isCancelled else { return }
+        await delivery.settle(update)
     }
 
     /// A group became a supergroup: its roster and settings move to the new id.
-    private func follow(_ oldID: Int64, to newID: Int64) async {
+    private func follow(_ oldID: Int64, to newID: Int64, logger: Logger) async {
         do {
             try await store.migrateChat(from: oldID, to: newID)
-            logger.notice("group became a supergroup; its roster and settings moved", metadata: ["from": "\(oldID)", "to": "\(newID)"])
+            logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"])
         } catch {
-            logger.error("could not move a migrated chat's data", metadata: ["from": "\(oldID)", "error": "\(error)"])
+            logger.error("could not move a migrated chat's data", metadata: ["to": "\(newID)", "error": "\(error)"])
         }
     }
 
-    /// Answers a message. Returns true once the journal holds the outcome (answered, or
-    /// put back for after a restart); false when there was nothing to send.
-    private func answer(_ message: Message, update: Update) async -> Bool {
-        guard let text = message.text, let sender = message.from, !sender.isBot else { return false }
-        let context = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: sender.id)
+    /// Who sent a message, as a command sees it; nil for senders that never command the bot:
+    /// other bots, channels, and a linked channel's automatic forwards.
+    static func invocation(for message: Message) -> CommandInvocation? {
+        guard let sender = message.from, message.isAutomaticForward != true, sender.id != channelForwarder else { return nil }
+        let anonymousAdmin = message.isFromAnonymousAdmin
+        guard !sender.isBot || anonymousAdmin else { return nil }
+        return CommandInvocation(
+            chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: sender.id,
+            senderChatID: anonymousAdmin ? message.chat.id : nil, topicID: message.topicID
+        )
+    }
+
+    /// Answers a message. Returns true when an answer was attempted, so that its delivery
+    /// decided what the journal holds.
+    private func answer(_ message: Message, update: Update, logger: Logger) async -> Bool {
+        guard let text = message.text, let context = Self.invocation(for: message) else { return false }
         guard let reply = await router.reply(to: text, context: context), let html = reply.rendered(with: .telegram) else { return false }
         guard !Task.isCancelled else {
-            logger.notice("reply abandoned at shutdown", metadata: ["chat": "\(message.chat.id)"])
-            return false
+            logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start")
+            return true
         }
-        await deliver(update, to: message.chat.id) {
-            try await telegram.sendMessage(
-                chatID: message.chat.id, html: html, replyTo: message.messageID, keyboard: YearNavigation.keyboard(for: reply)
-            )
-        }
+        let keyboard = await keyboard(for: reply, logger: logger)
+        await delivery.send(
+            .sendMessage(chatID: message.chat.id, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: keyboard),
+            answering: update
+        )
         return true
     }
 
-    /// Handles a ◀ / ▶ press; returns like `answer`.
-    private func navigate(_ query: CallbackQuery, update: Update) async -> Bool {
-        guard let target = YearNavigation.target(from: query.data) else {
-            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.")
+    /// Handles a ◀ / ▶ press. The press is answered before any Last.fm call, so the client's
+    /// spinner stops at once; a refusal shows as a toast, later trouble as a log line.
+    private func press(_ query: CallbackQuery, update: Update, logger: Logger) async -> Bool {
+        guard let target = await navigation.target(from: query.data) else {
+            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", logger: logger)
             return false
         }
-        guard let message = query.message else {
-            await acknowledge(query, "That message is too old to change. Send a new throwback.")
+        guard let message = query.message, !message.isInaccessible else {
+            await acknowledge(query, "That message is too old to change. Send a new throwback.", logger: logger)
             return false
         }
-        let context = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: query.from.id)
-        switch await rateLimit.check(context) {
-        case .deny(let reason):
-            await acknowledge(query, reason)
+        var invocation = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: query.from.id)
+        invocation.lastFMUser = target.user
+        invocation.yearsAgo = target.yearsAgo
+        if case .failure(let refusal) = await router.authorize(throwback, invocation) {
+            await acknowledge(query, refusal.reply.rendered(with: .plain), logger: logger)
             return false
-        case .ignore:
-            await acknowledge(query, nil)
-            return false
-        case .allow:
-            break
         }
+        await acknowledge(query, nil, logger: logger)
         let minimum = (try? await store.settings(for: message.chat.id).minimumPlayCount) ?? 1
         let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
         guard case .throwback = reply, let html = reply.rendered(with: .telegram) else {
-            await acknowledge(query, reply.rendered(with: .plain))
+            logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
             return false
         }
-        guard !Task.isCancelled else { return false }
-        // Answer the press first, so the spinner stops even if the edit waits for the flood limit.
-        await acknowledge(query, nil)
-        await deliver(update, to: message.chat.id) {
-            try await telegram.editMessageText(
-                chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: YearNavigation.keyboard(for: reply)
-            )
-        }
+        guard !Task.isCancelled else { return true }
+        let keyboard = await keyboard(for: reply, logger: logger)
+        await delivery.send(
+            .editMessageText(chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: keyboard),
+            answering: update
+        )
         return true
     }
 
+    private func keyboard(for reply: BotReply, logger: Logger) async -> InlineKeyboard? {
+        do {
+            return try await navigation.keyboard(for: reply)
+        } catch {
+            logger.error("could not store a year button; sending the reply without buttons", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     /// Answers a button press, so the client stops its spinner; `text` shows as a toast.
-    private func acknowledge(_ query: CallbackQuery, _ text: String?) async {
+    private func acknowledge(_ query: CallbackQuery, _ text: String?, logger: Logger) async {
         do {
             try await telegram.answerCallbackQuery(id: query.id, text: text.map { String($0.prefix(200)) })
         } catch {
             logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Records the update as handled, then sends, and remembers a chat that blocked or removed
-    /// the bot. An answer that certainly never left (shutdown while it waited for the flood
-    /// limit, no connection, flood control) puts its update back in the inbox, to be answered
-    /// after a restart.
-    private func deliver(_ update: Update, to chat: Int64, _ send: () async throws -> Void) async {
-        await commit(update)
-        do {
-            try await send()
-        } catch let error where Self.certainlyNotSent(error) {
-            logger.notice("reply not sent; it will be sent after a restart", metadata: ["chat": "\(chat)", "error": "\(error)"])
-            do { try journal?.reopen(update) } catch {
-                logger.error("could not keep an unanswered update", metadata: ["update": "\(update.updateID)", "error": "\(error)"])
-            }
-        } catch TelegramError.forbidden(let reason) {
-            logger.notice("the bot can no longer post here; marking the chat inactive", metadata: ["chat": "\(chat)", "reason": "\(reason)"])
-            try? await store.markInactive(chat)
-        } catch TelegramError.badRequest(let reason) where reason.contains("message is not modified") {
-            return
-        } catch {
-            logger.error("could not send reply", metadata: ["chat": "\(chat)", "error": "\(error)"])
-        }
-    }
-
-    private static func certainlyNotSent(_ error: any Error) -> Bool {
-        switch error {
-        case TelegramError.transport(_, mayHaveBeenDelivered: false), TelegramError.retryAfter: true
-        default: false
         }
     }
 }

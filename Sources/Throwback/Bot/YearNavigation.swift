@@ -1,9 +1,13 @@
 import Telegram
 
 /// The ◀ / ▶ buttons under a throwback: an earlier or later year of the same user, each shown
-/// only when that year has chart data. Callback data is `tb|<user>|<years>`, validated on
-/// the way back in, because anyone can send any callback data.
-public enum YearNavigation {
+/// only when that year has chart data.
+///
+/// Callback data is `tb|<years>|<user>`: the name goes last, so that any name the server
+/// returns (a `|` in it included) reads back whole. A name that would push the data past
+/// Telegram's 64 bytes is stored, and the button carries `tb|<years>|#<key>` instead.
+/// Data is validated on the way back in, because anyone can send any callback data.
+public struct YearNavigation: Sendable {
     public struct Target: Sendable, Equatable {
         public var user: String
         public var yearsAgo: Int
@@ -14,31 +18,95 @@ public enum YearNavigation {
         }
     }
 
-    public static func data(user: String, yearsAgo: Int) -> String {
-        "tb|\(user)|\(yearsAgo)"
-    }
+    private let store: BotStore
 
-    /// The target of a button, or nil for forged or stale data.
-    public static func target(from data: String?) -> Target? {
-        guard let data, data.utf8.count <= 64 else { return nil }
-        let parts = data.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, parts[0] == "tb", LastFMName.isValid(parts[1]),
-              let years = Int(parts[2]), ThrowbackEngine.yearRange.contains(years) else { return nil }
-        return Target(user: parts[1], yearsAgo: years)
+    public init(store: BotStore) {
+        self.store = store
     }
 
     /// The buttons for a reply, or nil when there is nowhere to go.
-    public static func keyboard(for reply: BotReply) -> InlineKeyboard? {
+    public func keyboard(for reply: BotReply) async throws -> InlineKeyboard? {
         guard case .throwback(.chart(let summary)) = reply else { return nil }
         var row: [InlineKeyboard.Button] = []
         let earlier = summary.yearsAgo + 1
         let later = summary.yearsAgo - 1
         if summary.canGoBack, ThrowbackEngine.yearRange.contains(earlier) {
-            row.append(.init(text: "◀ \(WeekDescription.yearsAgoPhrase(earlier))", callbackData: data(user: summary.user, yearsAgo: earlier)))
+            row.append(.init(text: "◀ \(WeekDescription.yearsAgoPhrase(earlier))", callbackData: try await data(summary.user, earlier)))
         }
         if summary.canGoForward, ThrowbackEngine.yearRange.contains(later) {
-            row.append(.init(text: "\(WeekDescription.yearsAgoPhrase(later)) ▶", callbackData: data(user: summary.user, yearsAgo: later)))
+            row.append(.init(text: "\(WeekDescription.yearsAgoPhrase(later)) ▶", callbackData: try await data(summary.user, later)))
         }
         return row.isEmpty ? nil : InlineKeyboard(rows: [row])
+    }
+
+    /// The target of a button, or nil for forged or stale data.
+    public func target(from data: String?) async -> Target? {
+        switch data.flatMap(ButtonData.parse) {
+        case .named(let user, let years)?:
+            return Target(user: user, yearsAgo: years)
+        case .stored(let key, let years)?:
+            guard let user = try? await store.buttonName(key: key) else { return nil }
+            return Target(user: user, yearsAgo: years)
+        case nil:
+            return nil
+        }
+    }
+
+    private func data(_ user: String, _ years: Int) async throws -> String {
+        if let inline = ButtonData.named(user, years) { return inline }
+        let key = ButtonData.key(for: user)
+        try await store.saveButtonName(user, key: key)
+        return ButtonData.stored(key, years)
+    }
+}
+
+/// The encoding of a year button's callback data, without storage: pure, so it can be fuzzed.
+public enum ButtonData: Equatable, Sendable {
+    case named(user: String, yearsAgo: Int)
+    case stored(key: String, yearsAgo: Int)
+
+    /// Telegram's limit on callback data.
+    public static let maxBytes = 64
+
+    /// `tb|<years>|<user>`, or nil when that is too long or the name cannot be carried.
+    public static func named(_ user: String, _ years: Int) -> String? {
+        guard !user.isEmpty, !user.hasPrefix("#") else { return nil }
+        let data = "tb|\(years)|\(user)"
+        return data.utf8.count <= maxBytes ? data : nil
+    }
+
+    /// `tb|<years>|#<key>`.
+    public static func stored(_ key: String, _ years: Int) -> String {
+        "tb|\(years)|#\(key)"
+    }
+
+    /// A stable key for a name: two 64-bit FNV-1a hashes with different seeds, in hex.
+    /// Stable across processes (unlike `Hasher`), so buttons keep working after a restart.
+    public static func key(for name: String) -> String {
+        func fnv(_ seed: UInt64) -> String {
+            var hash = seed
+            for byte in name.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0100_0000_01b3
+            }
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return fnv(0xcbf2_9ce4_8422_2325) + fnv(0x8422_2325_cbf2_9ce4)
+    }
+
+    /// Reads callback data back; nil for anything this bot did not make.
+    public static func parse(_ data: String) -> ButtonData? {
+        guard data.utf8.count <= maxBytes else { return nil }
+        let parts = data.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "tb", parts[1].utf8.count <= 2, let years = Int(parts[1]),
+              ThrowbackEngine.yearRange.contains(years), !parts[2].isEmpty else { return nil }
+        let rest = String(parts[2])
+        if rest.hasPrefix("#") {
+            let key = rest.dropFirst()
+            guard key.count == 32, key.allSatisfy(\.isHexDigit) else { return nil }
+            return .stored(key: String(key), yearsAgo: years)
+        }
+        return .named(user: rest, yearsAgo: years)
     }
 }

@@ -13,6 +13,7 @@ public struct LinkCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
+        guard invocation.senderChatID == nil else { return .text(anonymousSender) }
         return await savingState {
             try await store.link(telegramUser: invocation.userID, to: name)
             return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
@@ -31,6 +32,7 @@ public struct UnlinkCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        guard invocation.senderChatID == nil else { return .text(anonymousSender) }
         return await savingState {
             guard let name = try await store.unlink(telegramUser: invocation.userID) else {
                 return .text("You have no linked Last.fm account.")
@@ -78,6 +80,9 @@ public struct HelpCommand: Command {
         return "\(spec.usage)\(aliases): \(spec.summary)"
     }
 }
+
+/// A link belongs to a person; an anonymous admin posts as the group.
+private let anonymousSender = "You are posting as the group. Send this as yourself to link your own Last.fm account."
 
 /// What the user hears when the database fails.
 enum StorageFailure {

@@ -12,7 +12,11 @@ public struct CommandParser: Sendable {
     }
 
     /// What `text` is, given the known command declarations.
-    public func parse(_ text: String, specs: [CommandSpec]) -> ParsedMessage {
+    ///
+    /// - Parameter requireSlash: only text that starts with `/` is a command. In groups a bot
+    ///   without privacy mode sees every message, and "help me carry the couch" is chat.
+    public func parse(_ text: String, specs: [CommandSpec], requireSlash: Bool = false) -> ParsedMessage {
+        guard !requireSlash || text.hasPrefix("/") else { return .notACommand }
         var words = text.prefix(Self.maxCommandLength + 1).split(whereSeparator: \.isWhitespace).map(String.init)
         guard !words.isEmpty else { return .notACommand }
         var word = words.removeFirst()

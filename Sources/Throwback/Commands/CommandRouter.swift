@@ -24,7 +24,7 @@ public struct CommandRouter: Sendable {
     /// - Parameter context: the chat and sender; in private chats (and the console) ordinary
     ///   text and unknown commands get a hint, in groups silence.
     public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
-        switch parser.parse(text, specs: specs) {
+        switch parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat) {
         case let .command(spec, arguments):
             guard let command = commands.first(where: { $0.spec == spec }) else { return nil }
             var invocation = context
@@ -48,6 +48,16 @@ public struct CommandRouter: Sendable {
             return .text(text)
         } catch {
             return error.reply == .silence ? nil : error.reply
+        }
+    }
+
+    /// Checks every guard of `command` for an invocation whose arguments are already known
+    /// (a ◀ ▶ press), without running it: the refined invocation, or the refusal to show.
+    public func authorize(_ command: any Command, _ invocation: CommandInvocation) async -> Result<CommandInvocation, RefusalReply> {
+        do {
+            return .success(try await Self.check(command.guards, invocation))
+        } catch {
+            return .failure(RefusalReply(reply: error.reply))
         }
     }
 
@@ -82,4 +92,9 @@ public struct CommandRouter: Sendable {
     private struct Refusal: Error {
         var reply: BotReply
     }
+}
+
+/// A guard's refusal: a line to show, or `.silence`.
+public struct RefusalReply: Error, Sendable, Equatable {
+    public var reply: BotReply
 }

@@ -28,30 +28,30 @@ public enum CommandSet {
         }
     }
 
-    /// Every command, in the order `help` and the command menu list them.
+    /// Every command, in the order `help` and the command menu list them. Only `import`, which
+    /// always needs Last.fm, is refused outright while Last.fm is down; the others ask the
+    /// client, whose breaker refuses only calls the cache cannot answer.
     public static func standard(_ d: Dependencies) -> [any Command] {
         let healthy = LastFMHealthGuard(breaker: d.breaker)
         var commands: [any Command] = [
             throwback(d),
-            LinkCommand(guards: [d.rateLimit, healthy, d.validUser], store: d.store),
+            LinkCommand(guards: [d.rateLimit, d.validUser], store: d.store),
             UnlinkCommand(guards: [d.rateLimit], store: d.store),
-            TrackCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store),
+            TrackedCommand(guards: [d.rateLimit, d.admin.forOtherChats], store: d.store),
+            TrackCommand(guards: [d.rateLimit, d.admin, d.validUser], store: d.store),
             UntrackCommand(guards: [d.rateLimit, d.admin], store: d.store),
-            TrackedCommand(guards: [d.rateLimit, d.admin], store: d.store),
             ImportCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store, lastFM: d.lastFM),
             FilterCommand(guards: [d.rateLimit, d.admin], store: d.store),
             WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store),
         ]
-        commands.insert(HelpCommand(guards: [d.rateLimit], otherSpecs: commands.map(\.spec)), at: 3)
+        commands.insert(HelpCommand(guards: [d.rateLimit], otherSpecs: commands.map(\.spec)), at: 4)
         return commands
     }
 
-    /// `throwback`, guarded by the rate limit, the account link (for `me`) and Last.fm's health.
+    /// `throwback`, guarded by the rate limit and the account link (for `me`). It has no
+    /// health guard: while Last.fm is down, a throwback the cache can answer is still answered.
     public static func throwback(_ d: Dependencies) -> ThrowbackCommand {
-        ThrowbackCommand(
-            engine: d.engine, store: d.store,
-            guards: [d.rateLimit, LinkedAccountGuard(store: d.store), LastFMHealthGuard(breaker: d.breaker)]
-        )
+        ThrowbackCommand(engine: d.engine, store: d.store, guards: [d.rateLimit, LinkedAccountGuard(store: d.store)])
     }
 
     /// The Telegram command menu, from the same declarations.

@@ -49,7 +49,7 @@ public struct UntrackCommand: Command {
 
 /// `tracked`: lists this chat's roster in Last.fm's spelling.
 public struct TrackedCommand: Command {
-    public let spec = CommandSpec(name: "tracked", summary: "list the Last.fm users this chat tracks", adminOnly: true)
+    public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the Last.fm users this chat tracks")
     public let guards: [any CommandGuard]
     let store: BotStore
 

@@ -1,14 +1,15 @@
 import Configuration
 import Foundation
 import Logging
+import Networking
 
 /// The configuration contract: every key of `.env.example`, read from the environment and
 /// from `.env` in the working directory (the real environment wins). Secrets are marked so
 /// that swift-configuration redacts them in its own output.
 public struct BotConfiguration: Sendable {
-    public var telegramToken: String?
+    public var telegramToken: Secret?
     public var telegramAPIURL: URL
-    public var lastFMAPIKey: String?
+    public var lastFMAPIKey: Secret?
     public var lastFMAPIURL: URL
     public var databasePath: String
     public var adminUserIDs: [Int64]
@@ -17,8 +18,30 @@ public struct BotConfiguration: Sendable {
     public var timeZone: TimeZone
     public var pollTimeout: Int
     public var logLevel: Logger.Level
-    /// Commands per minute per Telegram user and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
+    /// Commands per Telegram user (a burst and a rate) and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
     public var rateLimits: RateLimitGuard.Limits
+
+    /// Every key at its default; `run` still needs a token and a key.
+    public init(
+        telegramToken: Secret? = nil, telegramAPIURL: URL = URL(string: "https://api.telegram.org")!,
+        lastFMAPIKey: Secret? = nil, lastFMAPIURL: URL = URL(string: "https://ws.audioscrobbler.com/2.0/")!,
+        databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
+        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init()
+    ) {
+        self.telegramToken = telegramToken
+        self.telegramAPIURL = telegramAPIURL
+        self.lastFMAPIKey = lastFMAPIKey
+        self.lastFMAPIURL = lastFMAPIURL
+        self.databasePath = databasePath
+        self.adminUserIDs = adminUserIDs
+        self.throwbackChatID = throwbackChatID
+        self.schedule = schedule
+        self.timeZone = timeZone
+        self.pollTimeout = pollTimeout
+        self.logLevel = logLevel
+        self.rateLimits = rateLimits
+    }
 
     /// The keys whose values are secret.
     public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY"]
@@ -61,9 +84,9 @@ public struct BotConfiguration: Sendable {
             return value
         }
 
-        telegramToken = text("telegram.bot.token")
+        telegramToken = text("telegram.bot.token").map { Secret($0) }
         telegramAPIURL = try url("telegram.api.url", default: "https://api.telegram.org")
-        lastFMAPIKey = text("lastfm.api.key")
+        lastFMAPIKey = text("lastfm.api.key").map { Secret($0) }
         lastFMAPIURL = try url("lastfm.api.url", default: "https://ws.audioscrobbler.com/2.0/")
         databasePath = text("database.path") ?? "vinylogue.sqlite"
         adminUserIDs = try (text("admin.user.ids") ?? "").split(separator: ",").map {
@@ -94,16 +117,23 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "LOG_LEVEL", value: levelName, expected: "trace, debug, info, notice, warning, error or critical")
         }
         logLevel = level
-        let perUser = try integer("rate.limit.user") ?? 5
-        let perChat = try integer("rate.limit.chat") ?? 30
-        for (key, value) in [("RATE_LIMIT_USER", perUser), ("RATE_LIMIT_CHAT", perChat)] where !(1...1000).contains(value) {
-            throw ConfigurationError.invalid(key: key, value: "\(value)", expected: "commands per minute between 1 and 1000")
+        let defaults = RateLimitGuard.Limits()
+        let userText = text("rate.limit.user")
+        guard let user = userText.map(RateLimitGuard.Rate.init(userSetting:)) ?? defaults.user else {
+            throw ConfigurationError.invalid(
+                key: "RATE_LIMIT_USER", value: userText ?? "",
+                expected: "a burst and a rate per minute such as “15,45”, or one number for both, each 1–1000"
+            )
         }
-        rateLimits = RateLimitGuard.Limits(perUser: Int(perUser), perChat: Int(perChat))
+        let perChat = try integer("rate.limit.chat") ?? Int64(defaults.chat.perMinute)
+        guard (1...1000).contains(perChat) else {
+            throw ConfigurationError.invalid(key: "RATE_LIMIT_CHAT", value: "\(perChat)", expected: "commands per minute between 1 and 1000")
+        }
+        rateLimits = RateLimitGuard.Limits(user: user, chat: .init(burst: Int(perChat), perMinute: Int(perChat)))
     }
 
     /// The Last.fm key, or an error that says how to set it.
-    public func requireLastFMKey() throws -> String {
+    public func requireLastFMKey() throws -> Secret {
         guard let key = lastFMAPIKey else {
             throw ConfigurationError.missing(
                 key: "LASTFM_API_KEY",
@@ -114,7 +144,7 @@ public struct BotConfiguration: Sendable {
     }
 
     /// The bot token, or an error that says how to set it.
-    public func requireTelegramToken() throws -> String {
+    public func requireTelegramToken() throws -> Secret {
         guard let token = telegramToken else {
             throw ConfigurationError.missing(key: "TELEGRAM_BOT_TOKEN", hint: "create a bot with @BotFather and paste its token")
         }
@@ -124,6 +154,15 @@ public struct BotConfiguration: Sendable {
     /// `telegram.bot.token` → `TELEGRAM_BOT_TOKEN`, the name the environment provider looks up.
     static func envName(_ key: String) -> String {
         key.replacingOccurrences(of: ".", with: "_").uppercased()
+    }
+}
+
+extension RateLimitGuard.Rate {
+    /// `RATE_LIMIT_USER`: "15,45" is a burst of 15 and 45 a minute; "20" is 20 of each.
+    init?(userSetting text: String) {
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard (1...2).contains(numbers.count), numbers.allSatisfy({ $0.map { (1...1000).contains($0) } ?? false }) else { return nil }
+        self.init(burst: numbers[0]!, perMinute: numbers.last!!)
     }
 }
 

@@ -33,9 +33,9 @@ public struct ChartFormatter: Sendable {
         case .chart(let summary):
             return format(summary)
         case .noHistory(let user):
-            return "\(bold(user)) has no listening history on Last.fm yet."
+            return "\(bold(user, limit: Self.maxUserLength)) has no listening history on Last.fm yet."
         case let .beforeHistory(user, yearsAgo, start, earliest):
-            var text = "\(bold(user))’s Last.fm history starts in the week of \(WeekDescription.day(start)), "
+            var text = "\(bold(user, limit: Self.maxUserLength))’s Last.fm history starts in the week of \(WeekDescription.day(start)), "
                 + "so \(WeekDescription.yearsAgoPhrase(yearsAgo)) is too far back."
             if let earliest {
                 text += " Try \(WeekDescription.count(earliest, "year")) or fewer."
@@ -45,7 +45,7 @@ public struct ChartFormatter: Sendable {
     }
 
     public func format(_ summary: ChartSummary) -> String {
-        let header = "\(bold(summary.user)) · \(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo))"
+        let header = "\(bold(summary.user, limit: Self.maxUserLength)) · \(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo))"
         guard !summary.albums.isEmpty else {
             let reason = summary.hiddenCount > 0
                 ? "Only albums under the \(WeekDescription.count(summary.minimumPlayCount, "play")) filter that week "
@@ -53,40 +53,60 @@ public struct ChartFormatter: Sendable {
                 : "No scrobbles that week."
             return header + "\n" + reason
         }
-        var rows = min(summary.albums.count, maxAlbums)
-        while true {
-            let text = render(summary, header: header, rows: rows)
-            if text.utf16.count <= maxLength || rows == 1 { return text }
-            rows -= 1
+        let rows = summary.albums.prefix(maxAlbums).enumerated().map { index, album in
+            "\(index + 1). \(bold(album.artist, limit: Self.maxNameLength)) – \(fitted(album.name, limit: Self.maxNameLength)) "
+                + "(\(WeekDescription.count(album.playCount, "play")))"
         }
+        // Drop rows from the end until the message fits, counting UTF-16 units as Telegram does.
+        var shown = rows.count
+        var length = header.utf16.count + rows.reduce(0) { $0 + 1 + $1.utf16.count }
+        while shown > 1, length + trailer(summary, shown: shown).utf16.count > maxLength {
+            length -= 1 + rows[shown - 1].utf16.count
+            shown -= 1
+        }
+        return ([header] + rows.prefix(shown)).joined(separator: "\n") + trailer(summary, shown: shown)
     }
 
-    private func render(_ summary: ChartSummary, header: String, rows: Int) -> String {
-        var lines = [header]
-        for (index, album) in summary.albums.prefix(rows).enumerated() {
-            lines.append("\(index + 1). \(bold(shorten(album.artist))) – \(escape(shorten(album.name))) (\(WeekDescription.count(album.playCount, "play")))")
-        }
-        let more = summary.albums.count - rows
+    /// "…and N more albums." and the filter line, each on a line of its own.
+    private func trailer(_ summary: ChartSummary, shown: Int) -> String {
+        var text = ""
+        let more = summary.albums.count - shown
         if more > 0 {
-            lines.append("…and \(more) more \(more == 1 ? "album" : "albums").")
+            text += "\n…and \(more) more \(more == 1 ? "album" : "albums")."
         }
         if summary.hiddenCount > 0 {
-            lines.append("\(WeekDescription.count(summary.hiddenCount, "album")) under \(WeekDescription.count(summary.minimumPlayCount, "play")) hidden.")
+            text += "\n\(WeekDescription.count(summary.hiddenCount, "album")) under \(WeekDescription.count(summary.minimumPlayCount, "play")) hidden."
         }
-        return lines.joined(separator: "\n")
+        return text
     }
 
-    /// Names are cut to this many characters, so that even one escaped row fits a message.
+    /// The most UTF-16 units an album or artist name may take once escaped, so that a header
+    /// and one row always fit a message, whatever the server sends.
     static let maxNameLength = 300
+    /// The same for a user name, which also appears in every header.
+    static let maxUserLength = 120
 
-    private func shorten(_ name: String) -> String {
-        name.count > Self.maxNameLength ? String(name.prefix(Self.maxNameLength - 1)) + "…" : name
+    /// `text`, escaped for the markup, and cut at a character boundary (with "…") so that it
+    /// takes at most `limit` UTF-16 units.
+    public func fitted(_ text: String, limit: Int) -> String {
+        let whole = escape(text)
+        guard whole.utf16.count > limit else { return whole }
+        var result = ""
+        var units = 0
+        for character in text {
+            let piece = escape(String(character))
+            let size = piece.utf16.count
+            guard units + size < limit else { break }
+            result += piece
+            units += size
+        }
+        return result + "…"
     }
 
-    private func bold(_ text: String) -> String {
+    private func bold(_ text: String, limit: Int) -> String {
         switch markup {
-        case .plain: text
-        case .telegramHTML: "<b>\(TelegramHTML.escape(text))</b>"
+        case .plain: fitted(text, limit: limit)
+        case .telegramHTML: "<b>\(fitted(text, limit: limit))</b>"
         }
     }
 

@@ -28,6 +28,10 @@ public struct CommandInvocation: Sendable, Equatable {
     public var chatID: Int64
     public var isPrivateChat: Bool
     public var userID: Int64
+    /// Set when an anonymous group admin sent the command: the group it was sent on behalf of.
+    public var senderChatID: Int64?
+    /// The forum topic the command came from, where replies and posts belong.
+    public var topicID: Int64?
     /// The words after the command word.
     public var arguments: [String]
     /// The chat the command manages: `chatID`, or an id given as the last argument.
@@ -41,11 +45,19 @@ public struct CommandInvocation: Sendable, Equatable {
     /// An on/off argument.
     public var toggle: Bool?
 
-    public init(chatID: Int64, isPrivateChat: Bool, userID: Int64, arguments: [String] = []) {
+    public init(
+        chatID: Int64, isPrivateChat: Bool, userID: Int64, senderChatID: Int64? = nil, topicID: Int64? = nil, arguments: [String] = []
+    ) {
         self.chatID = chatID
         self.isPrivateChat = isPrivateChat
         self.userID = userID
+        self.senderChatID = senderChatID
+        self.topicID = topicID
         self.arguments = arguments
         self.targetChatID = chatID
     }
+
+    /// Who the command counts against for rate limits: the person, or for an anonymous
+    /// admin the group they speak for.
+    public var senderKey: Int64 { senderChatID ?? userID }
 }

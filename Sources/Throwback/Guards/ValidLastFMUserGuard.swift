@@ -15,16 +15,17 @@ public actor ValidLastFMUserGuard: CommandGuard {
     private let clock: ElapsedClock
     private let foundLifetime: Duration
     private let notFoundLifetime: Duration
-    private var answers: [String: (answer: Answer, until: Duration)] = [:]
+    private var answers: BoundedCache<String, Answer>
 
     public init(
         lastFM: any LastFMClient, clock: any Clock<Duration> = ContinuousClock(),
-        foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300)
+        foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000
     ) {
         self.lastFM = lastFM
         self.clock = ElapsedClock(clock)
         self.foundLifetime = foundLifetime
         self.notFoundLifetime = notFoundLifetime
+        self.answers = BoundedCache(capacity: capacity)
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
@@ -34,15 +35,15 @@ public actor ValidLastFMUserGuard: CommandGuard {
         }
         let key = name.lowercased()
         let now = clock.elapsed()
-        if let cached = answers[key], now < cached.until {
-            return decision(cached.answer, invocation, asked: name)
+        if let cached = answers.value(forKey: key, now: now) {
+            return decision(cached, invocation, asked: name)
         }
         do {
             let user = try await lastFM.userInfo(name)
-            answers[key] = (.exists(user.name), now + foundLifetime)
+            answers.set(.exists(user.name), forKey: key, expiresAt: now + foundLifetime)
             return decision(.exists(user.name), invocation, asked: name)
         } catch LastFMError.userNotFound {
-            answers[key] = (.notFound, now + notFoundLifetime)
+            answers.set(.notFound, forKey: key, expiresAt: now + notFoundLifetime)
             return decision(.notFound, invocation, asked: name)
         } catch let error as LastFMError {
             return .deny(error.userMessage)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Telegram
 
 /// The bot's SQLite database: rosters, account links, chat settings, the update journal and
 /// the Last.fm cache. WAL mode with a single writer (a `DatabasePool`); migrations are
@@ -61,6 +62,30 @@ public struct BotStore: Sendable {
                 t.primaryKey("key", .text)
                 t.column("value", .blob).notNull()
                 t.column("expiresAt", .datetime)
+            }
+        }
+        migrator.registerMigration("v2: updates known by what they are, not by update_id") { db in
+            try db.create(table: "inboxEntry") { t in
+                t.autoIncrementedPrimaryKey("sequence")
+                t.column("identity", .text).notNull().unique()
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "handledUpdate") { t in
+                t.primaryKey("identity", .text)
+                t.column("handledAt", .datetime).notNull().indexed()
+            }
+            // Carry the inbox over; handled ids need no carrying, because the stored offset
+            // already confirms them to Telegram.
+            let decoder = JSONDecoder()
+            for payload in try Data.fetchAll(db, sql: "SELECT payload FROM inboxUpdate ORDER BY updateID") {
+                guard let identity = (try? decoder.decode(Update.self, from: payload))?.identity else { continue }
+                try db.execute(sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)", arguments: [identity, payload])
+            }
+            try db.drop(table: "inboxUpdate")
+            try db.drop(table: "processedUpdate")
+            try db.create(table: "buttonName") { t in
+                t.primaryKey("key", .text)
+                t.column("name", .text).notNull()
             }
         }
         return migrator
@@ -133,6 +158,19 @@ public struct BotStore: Sendable {
             try entry.delete(db)
             return entry
         }
+    }
+
+    // MARK: Buttons
+
+    /// Remembers a Last.fm name too long for a button's 64 bytes of callback data.
+    public func saveButtonName(_ name: String, key: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO buttonName (key, name) VALUES (?, ?)", arguments: [key, name])
+        }
+    }
+
+    public func buttonName(key: String) async throws -> String? {
+        try await database.read { db in try String.fetchOne(db, sql: "SELECT name FROM buttonName WHERE key = ?", arguments: [key]) }
     }
 
     // MARK: Account links

@@ -55,19 +55,10 @@ public struct AccountLink: Codable, Sendable, Equatable, FetchableRecord, Persis
 }
 
 /// An update received from Telegram and not yet handled: the inbox survives a crash.
-struct InboxUpdate: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "inboxUpdate"
-
-    var updateID: Int64
+/// `identity` is `Update.identity`; the table also numbers rows in arrival order.
+struct InboxUpdate: Sendable {
+    var identity: String
     var payload: Data
-}
-
-/// An update whose handling finished (reply sent or deliberately none).
-struct ProcessedUpdate: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "processedUpdate"
-
-    var updateID: Int64
-    var processedAt: Date
 }
 
 /// A cached Last.fm answer.

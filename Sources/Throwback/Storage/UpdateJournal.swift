@@ -4,18 +4,25 @@ import Telegram
 
 /// Exactly-once handling of Telegram updates across restarts.
 ///
-/// A batch is written to the inbox, together with the next offset, before the poller
-/// confirms it to Telegram. An update leaves the inbox, and is remembered as processed,
-/// when its answer is about to go out. After a crash, the inbox is handled first; polling
-/// resumes at the stored offset, so an update Telegram delivers again is not handled twice.
+/// A batch is written to the inbox, together with the offset that confirms it, before the
+/// poller confirms it to Telegram. An update leaves the inbox, and is remembered as handled,
+/// right before its answer goes out. After a crash, the inbox is handled first; an update
+/// that Telegram delivers again is recognised and skipped.
+///
+/// Updates are recognised by what they are (`Update.identity`: chat and message id, or the
+/// button press's query id), never by `update_id`: Telegram restarts its numbering after a
+/// quiet week, so an id may come back for a new update.
 public struct UpdateJournal: Sendable {
     private let store: BotStore
-    /// How many processed ids to remember; redeliveries come from the last unconfirmed batch.
-    private let memory: Int64
+    /// How long a handled update is remembered. Telegram keeps unconfirmed updates for a day,
+    /// so no redelivery can come later than that.
+    private let memory: TimeInterval
+    private let now: @Sendable () -> Date
 
-    public init(store: BotStore, memory: Int64 = 10_000) {
+    public init(store: BotStore, memory: TimeInterval = 2 * 24 * 3600, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.memory = memory
+        self.now = now
     }
 
     /// Where polling resumes.
@@ -25,51 +32,80 @@ public struct UpdateJournal: Sendable {
         }
     }
 
-    /// Stores a received batch (skipping processed updates) and the offset after it.
-    public func record(_ batch: [Update]) async throws {
-        guard let last = batch.map(\.updateID).max() else { return }
+    /// Stores a received batch and the offset that confirms it, in one transaction.
+    ///
+    /// The offset is stored as given, even when it is lower than the one before: that is what
+    /// a renumbering looks like. Returns the updates to handle: those neither handled nor
+    /// already in the inbox, in the order received.
+    public func record(_ batch: [Update], nextOffset: Int64) async throws -> [Update] {
         let encoder = JSONEncoder()
-        let rows = try batch.map { InboxUpdate(updateID: $0.updateID, payload: try encoder.encode($0)) }
-        try await store.database.write { db in
-            for row in rows where try ProcessedUpdate.fetchOne(db, key: row.updateID) == nil {
-                try row.save(db)
+        let rows = try batch.compactMap { update -> (Update, InboxUpdate)? in
+            guard let identity = update.identity else { return nil }
+            return (update, InboxUpdate(identity: identity, payload: try encoder.encode(update)))
+        }
+        let forgetBefore = now().addingTimeInterval(-memory)
+        return try await store.database.write { db in
+            var fresh: [Update] = []
+            for (update, row) in rows {
+                let handled = try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM handledUpdate WHERE identity = ?", arguments: [row.identity]
+                ) ?? false
+                guard !handled else { continue }
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)",
+                    arguments: [row.identity, row.payload]
+                )
+                if db.changesCount > 0 { fresh.append(update) }
             }
             try db.execute(
-                sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = max(nextOffset, excluded.nextOffset)",
-                arguments: [last + 1]
+                sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset",
+                arguments: [nextOffset]
+            )
+            try db.execute(sql: "DELETE FROM handledUpdate WHERE handledAt < ?", arguments: [forgetBefore])
+            return fresh
+        }
+    }
+
+    /// Updates received before a stop and never handled, in the order received.
+    public func unhandled() async throws -> [Update] {
+        let payloads = try await store.database.read { db in
+            try Data.fetchAll(db, sql: "SELECT payload FROM inboxEntry ORDER BY sequence")
+        }
+        let decoder = JSONDecoder()
+        return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
+    }
+
+    public func isHandled(_ update: Update) async throws -> Bool {
+        guard let identity = update.identity else { return false }
+        return try await store.database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM handledUpdate WHERE identity = ?", arguments: [identity]) ?? false
+        }
+    }
+
+    /// Marks an update handled: out of the inbox, into the handled identities. Idempotent.
+    public func markHandled(_ update: Update) async throws {
+        guard let identity = update.identity else { return }
+        let handledAt = now()
+        try await store.database.write { db in
+            try db.execute(sql: "DELETE FROM inboxEntry WHERE identity = ?", arguments: [identity])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)", arguments: [identity, handledAt]
             )
         }
     }
 
-    /// Updates received before a crash and never handled, oldest first.
-    public func unhandled() async throws -> [Update] {
-        let rows = try await store.database.read { db in try InboxUpdate.order(Column("updateID")).fetchAll(db) }
-        let decoder = JSONDecoder()
-        return rows.compactMap { try? decoder.decode(Update.self, from: $0.payload) }
-    }
-
-    public func isProcessed(_ updateID: Int64) async throws -> Bool {
-        try await store.database.read { db in try ProcessedUpdate.fetchOne(db, key: updateID) != nil }
-    }
-
-    /// Undoes `markProcessed` for an update whose answer certainly never left, so that it is
-    /// handled again after a restart. It writes synchronously, because it runs when the
-    /// task is being cancelled and an async database access would refuse to start.
+    /// Undoes `markHandled` for an update whose answer certainly never left, so that it is
+    /// handled again: later in this process, or after a restart. It writes synchronously,
+    /// because it runs when the task may be cancelled, and an async database access would
+    /// refuse to start then.
     public func reopen(_ update: Update) throws {
-        let row = InboxUpdate(updateID: update.updateID, payload: try JSONEncoder().encode(update))
+        guard let identity = update.identity else { return }
+        let payload = try JSONEncoder().encode(update)
         try store.database.write { db in
-            try ProcessedUpdate.deleteOne(db, key: update.updateID)
-            try row.save(db)
-        }
-    }
-
-    /// Marks an update handled: out of the inbox, into the processed ids.
-    public func markProcessed(_ updateID: Int64) async throws {
-        let memory = memory
-        try await store.database.write { db in
-            try InboxUpdate.deleteOne(db, key: updateID)
-            try ProcessedUpdate(updateID: updateID, processedAt: Date()).save(db)
-            try db.execute(sql: "DELETE FROM processedUpdate WHERE updateID < ?", arguments: [updateID - memory])
+            try db.execute(sql: "DELETE FROM handledUpdate WHERE identity = ?", arguments: [identity])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)", arguments: [identity, payload]
+            )
         }
     }
 }

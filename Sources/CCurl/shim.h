@@ -1,0 +1,54 @@
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+// libcurl for Swift. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are
+// variadic, which Swift cannot call, so each argument type gets a typed inline wrapper.
+#include <curl/curl.h>
+
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_write_function(CURL *handle, curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_private(CURL *handle, void **value) {
+    return curl_easy_getinfo(handle, CURLINFO_PRIVATE, (char **)value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+// Allows http and https only, for the first request and for redirects. The string forms
+// of these options replaced the bit masks in 7.85.0, which deprecated the masks.
+static inline CURLcode ccurl_easy_allow_http_only(CURL *handle) {
+#if LIBCURL_VERSION_NUM >= 0x075500
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (result != CURLE_OK) return result;
+    return curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    if (result != CURLE_OK) return result;
+    return curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
+#endif

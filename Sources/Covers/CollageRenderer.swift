@@ -1,0 +1,94 @@
+import Foundation
+
+/// Renders a square JPEG grid of album covers: 3×3 when at least five of the first nine tiles
+/// have a usable cover, else 2×2 of the first four. Tiles without one get a placeholder.
+///
+/// `render` runs on a small pool of dedicated queues, never on Swift's cooperative threads,
+/// with at most `maxConcurrentRenders` collages at a time; copies of a renderer share its pool.
+public struct CollageRenderer: CollageRendering {
+    /// Width and height of the collage in pixels.
+    public let canvasSide: Int
+    /// JPEG quality of the collage, 1–100.
+    public let jpegQuality: Int
+    /// Checks every cover must pass before it is decoded.
+    public let limits: ImageLimits
+    let pool: RenderPool
+
+    /// Drawn behind covers with transparency, and in cells left empty when there are fewer
+    /// than four tiles.
+    static let background = RGBColor(red: 24, green: 24, blue: 27)
+
+    /// - Parameters:
+    ///   - canvasSide: the collage's width and height, clamped to 6...4096. The default 900 gives
+    ///     300 px cells in 3×3 and 450 px cells in 2×2.
+    ///   - jpegQuality: clamped to 1...100.
+    ///   - maxConcurrentRenders: collages rendered at once (at least 1); each uses one core.
+    public init(
+        canvasSide: Int = 900,
+        jpegQuality: Int = 85,
+        limits: ImageLimits = ImageLimits(),
+        maxConcurrentRenders: Int = 2
+    ) {
+        self.canvasSide = min(max(canvasSide, 6), 4096)
+        self.jpegQuality = min(max(jpegQuality, 1), 100)
+        self.limits = limits
+        self.pool = RenderPool(width: maxConcurrentRenders)
+    }
+
+    public var maxConcurrentRenders: Int { pool.width }
+
+    /// JPEG bytes of the collage, rendered off the cooperative pool. Waiting for a free worker
+    /// ends with `CancellationError` if the calling task is cancelled; a render already started
+    /// runs to its end. Other errors are `CoverError`.
+    public func render(_ tiles: [CollageTile]) async throws -> Data {
+        try await pool.run { [self] in try renderSync(tiles) }
+    }
+
+    /// JPEG bytes of the collage, rendered on the calling thread (for tests and command-line
+    /// tools; a server should call `render`).
+    public func renderSync(_ tiles: [CollageTile]) throws(CoverError) -> Data {
+        try renderCollage(tiles).jpeg
+    }
+
+    /// The collage and the grid chosen, for tests.
+    func renderCollage(_ tiles: [CollageTile]) throws(CoverError) -> (jpeg: Data, layout: CollageLayout) {
+        let shown = Array(tiles.prefix(CollageLayout.threeByThree.capacity))
+        guard !shown.isEmpty else { throw .noTiles }
+        // Each cover is shrunk to its cell as soon as it is decoded, so only one full-size image
+        // is in memory at a time. Cells are first sized for 3×3, the usual case; when too few
+        // covers are usable, the (at most four) usable ones are decoded again at 2×2 size,
+        // which costs less than resampling every cover twice.
+        var cells = shown.indices.map { CollageLayout.threeByThree.cell($0, side: canvasSide) }
+        var covers = shown.indices.map { thumbnail(of: shown[$0].image, fitting: cells[$0]) }
+        let layout = CollageLayout(usableCovers: covers.count { $0 != nil })
+        if layout != .threeByThree {
+            let usable = covers.map { $0 != nil }
+            cells = (0..<min(shown.count, layout.capacity)).map { layout.cell($0, side: canvasSide) }
+            covers = cells.indices.map { usable[$0] ? thumbnail(of: shown[$0].image, fitting: cells[$0]) : nil }
+        }
+
+        guard let canvas = GDImage.canvas(width: canvasSide, height: canvasSide) else { throw .renderFailed }
+        canvas.fill(PixelRect(x: 0, y: 0, width: canvasSide, height: canvasSide), with: Self.background)
+        for (index, tile) in shown.prefix(layout.capacity).enumerated() {
+            if let cover = covers[index] {
+                canvas.drawFilling(cells[index], with: cover)
+            } else {
+                Placeholder.draw(tile, on: canvas, in: cells[index])
+            }
+        }
+        guard let jpeg = canvas.encoded(as: .jpeg, quality: jpegQuality) else { throw .renderFailed }
+        return (jpeg, layout)
+    }
+
+    /// The cover decoded, centre-cropped and scaled to the size of `cell`, or `nil` if there is
+    /// none or it is refused: a bad cover costs its tile, never the collage.
+    private func thumbnail(of data: Data?, fitting cell: PixelRect) -> GDImage? {
+        let bounds = PixelRect(x: 0, y: 0, width: cell.width, height: cell.height)
+        guard let data, let cover = try? GDImage.decode(data, limits: limits),
+              let thumbnail = GDImage.canvas(width: bounds.width, height: bounds.height)
+        else { return nil }
+        thumbnail.fill(bounds, with: Self.background)
+        thumbnail.drawFilling(bounds, with: cover)
+        return thumbnail
+    }
+}

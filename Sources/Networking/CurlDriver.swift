@@ -1,0 +1,103 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// A request on its way to the curl thread, with the continuation of its `send`.
+struct CurlSubmission: Sendable {
+    var id: UInt64
+    var request: HTTPRequest
+    var continuation: CheckedContinuation<HTTPResponse, any Error>
+}
+
+/// The curl multi handle, as far as threads other than the curl thread may use it.
+///
+/// `@unchecked Sendable` is safe because other threads call exactly one function through
+/// it, `curl_multi_wakeup`, which libcurl documents as callable from any thread; they call
+/// it only under the inbox lock while the handle is published there; and the curl thread
+/// unpublishes it under the same lock before `curl_multi_cleanup`.
+struct CurlWakeHandle: @unchecked Sendable {
+    let multi: UnsafeMutableRawPointer
+}
+
+/// What callers leave for the curl thread. Always accessed under `CurlDriver.inbox`'s lock.
+struct CurlInbox {
+    var wakeHandle: CurlWakeHandle?
+    var submissions: [CurlSubmission] = []
+    var cancellations: [UInt64] = []
+    /// A wakeup was sent since the thread last emptied the inbox, so another one is useless.
+    var wakeupPending = false
+    var isShuttingDown = false
+    /// Set when libcurl could not start; every request then fails with it.
+    var failure: TransportError?
+
+    mutating func wake() {
+        guard !wakeupPending, let wakeHandle else { return }
+        wakeupPending = true
+        curl_multi_wakeup(wakeHandle.multi)
+    }
+}
+
+/// The part of a `CurlTransport` shared between calling tasks and its curl thread.
+///
+/// Callers only append to the inbox and wake the thread; the thread owns every curl handle
+/// (see `CurlLoop`). A cancellation is a note in the same inbox, queued behind the
+/// submission it cancels, so the thread always sees a request before its cancellation.
+final class CurlDriver: Sendable {
+    let inbox = Mutex(CurlInbox())
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Set up once per process, before the first handle; curl_global_init is not safe to
+    /// race with itself, and a Swift global is initialised exactly once.
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+    init(maxConnectionsPerHost: Int) {
+        let initialised = Self.globalInit == CURLE_OK
+        if !initialised {
+            inbox.withLock { $0.failure = TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false) }
+            return
+        }
+        let thread = Thread { [self] in
+            CurlLoop.run(driver: self, maxConnectionsPerHost: maxConnectionsPerHost)
+        }
+        thread.name = "CurlTransport"
+        thread.start()
+    }
+
+    func makeID() -> UInt64 {
+        nextID.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Queues a request for the curl thread. Call it from the task that sends: it checks
+    /// that task's cancellation under the lock, which orders it against `cancel`.
+    func submit(_ submission: CurlSubmission) {
+        let rejection: (any Error)? = inbox.withLock { inbox in
+            // Cancelled already: `cancel` may have run before this submission was queued,
+            // and the thread would then have found nothing to cancel.
+            if Task.isCancelled { return CancellationError() }
+            if let failure = inbox.failure { return failure }
+            if inbox.isShuttingDown { return TransportError("transport shut down", requestMayHaveBeenSent: false) }
+            inbox.submissions.append(submission)
+            inbox.wake()
+            return nil
+        }
+        if let rejection {
+            submission.continuation.resume(throwing: rejection)
+        }
+    }
+
+    /// Asks the curl thread to drop a request. Never blocks and never touches a transfer.
+    func cancel(_ id: UInt64) {
+        inbox.withLock { inbox in
+            guard !inbox.isShuttingDown else { return }
+            inbox.cancellations.append(id)
+            inbox.wake()
+        }
+    }
+
+    func shutDown() {
+        inbox.withLock { inbox in
+            inbox.isShuttingDown = true
+            inbox.wake()
+        }
+    }
+}

@@ -1,0 +1,325 @@
+import CCurl
+import Foundation
+
+/// The curl thread: it owns the multi handle and every easy handle, and is the only thread
+/// that runs transfers, so none of this needs a lock. Created on that thread, never shared.
+final class CurlLoop {
+    private let driver: CurlDriver
+    private let multi: UnsafeMutableRawPointer
+    private var active: [UInt64: CurlTransfer] = [:]
+    /// Easy handles kept for reuse, which saves setting one up per request.
+    private var idle: [CurlTransfer] = []
+    /// Swapped with the inbox's arrays, so that taking the inbox allocates nothing.
+    private var submissions: [CurlSubmission] = []
+    private var cancellations: [UInt64] = []
+    private static let maxIdle = 32
+
+    /// The body of the curl thread; returns when the transport shuts down.
+    static func run(driver: CurlDriver, maxConnectionsPerHost: Int) {
+        blockBrokenPipeSignals()
+        guard let multi = curl_multi_init() else {
+            for submission in driver.retire(with: TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false)) {
+                submission.continuation.resume(throwing: TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false))
+            }
+            return
+        }
+        // Beyond this, libcurl queues requests until a connection to the host is free.
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        CurlLoop(driver: driver, multi: multi).run()
+    }
+
+    private init(driver: CurlDriver, multi: UnsafeMutableRawPointer) {
+        self.driver = driver
+        self.multi = multi
+    }
+
+    private func run() {
+        driver.publish(CurlWakeHandle(multi: multi))
+        var running: Int32 = 0
+        while !driver.take(&submissions, &cancellations) {
+            // Submissions first: a cancellation is always queued after its submission.
+            for submission in submissions {
+                start(submission)
+            }
+            submissions.removeAll(keepingCapacity: true)
+            for id in cancellations {
+                cancelTransfer(id)
+            }
+            cancellations.removeAll(keepingCapacity: true)
+            curl_multi_perform(multi, &running)
+            finishCompletedTransfers()
+            // Returns on socket activity, curl's next timer, or a wakeup from a caller. The
+            // limit only guards against a lost wakeup, which libcurl's design rules out.
+            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
+                usleep(10_000)  // never spin if polling itself fails
+            }
+        }
+        shutDown()
+    }
+
+    private func start(_ submission: CurlSubmission) {
+        if !cancellations.isEmpty, cancellations.contains(submission.id) {
+            submission.continuation.resume(throwing: CancellationError())
+            return
+        }
+        guard let transfer = idle.popLast() ?? CurlTransfer() else {
+            submission.continuation.resume(throwing: TransportError("could not set up the request", requestMayHaveBeenSent: false))
+            return
+        }
+        guard transfer.configure(for: submission.request) == CURLE_OK,
+              curl_multi_add_handle(multi, transfer.easy) == CURLM_OK
+        else {
+            recycle(transfer)
+            submission.continuation.resume(throwing: TransportError("could not set up the request", requestMayHaveBeenSent: false))
+            return
+        }
+        transfer.id = submission.id
+        transfer.continuation = submission.continuation
+        active[submission.id] = transfer
+    }
+
+    /// Drops a transfer whose task was cancelled. One that already finished is not found.
+    private func cancelTransfer(_ id: UInt64) {
+        guard let transfer = active.removeValue(forKey: id) else { return }
+        curl_multi_remove_handle(multi, transfer.easy)
+        finish(transfer, with: .failure(CancellationError()))
+    }
+
+    private func finishCompletedTransfers() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            // The message lives only until the handle is removed: read it first.
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            guard let transfer = CurlTransfer.owning(easy), active.removeValue(forKey: transfer.id) != nil else { continue }
+            finish(transfer, with: transfer.outcome(code))
+        }
+    }
+
+    /// Resumes the transfer's `send` exactly once: the transfer leaves `active` first.
+    private func finish(_ transfer: CurlTransfer, with outcome: Result<HTTPResponse, any Error>) {
+        let continuation = transfer.continuation
+        recycle(transfer)
+        continuation?.resume(with: outcome)
+    }
+
+    private func recycle(_ transfer: CurlTransfer) {
+        transfer.reset()
+        if idle.count < Self.maxIdle {
+            idle.append(transfer)
+        }
+    }
+
+    private func shutDown() {
+        let error = TransportError("transport shut down", requestMayHaveBeenSent: false)
+        for submission in submissions {
+            submission.continuation.resume(throwing: error)
+        }
+        submissions.removeAll()
+        for transfer in active.values {
+            curl_multi_remove_handle(multi, transfer.easy)
+            finish(transfer, with: .failure(TransportError("transport shut down")))
+        }
+        active.removeAll()
+        // After this no caller can reach the multi handle any more.
+        for submission in driver.retire(with: error) {
+            submission.continuation.resume(throwing: error)
+        }
+        idle.removeAll()
+        curl_multi_cleanup(multi)
+    }
+
+    /// libcurl avoids SIGPIPE where it can, but with CURLOPT_NOSIGNAL it does not ignore
+    /// the signal around its calls, and a TLS write to a closed socket may still raise it.
+    /// Blocked on this thread, where all curl I/O happens, it cannot end the process.
+    private static func blockBrokenPipeSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+}
+
+extension CurlDriver {
+    /// Makes the multi handle reachable for wakeups.
+    func publish(_ handle: CurlWakeHandle) {
+        inbox.withLock { $0.wakeHandle = handle }
+    }
+
+    /// Moves queued submissions and cancellations into the given (empty) arrays, whose
+    /// capacity the inbox keeps. Returns whether the transport is shutting down.
+    func take(_ submissions: inout [CurlSubmission], _ cancellations: inout [UInt64]) -> Bool {
+        inbox.withLock { inbox in
+            swap(&inbox.submissions, &submissions)
+            swap(&inbox.cancellations, &cancellations)
+            inbox.wakeupPending = false
+            return inbox.isShuttingDown
+        }
+    }
+
+    /// Unpublishes the multi handle and makes every later request fail with `error`.
+    /// Returns the submissions still queued, for the caller to fail.
+    func retire(with error: TransportError) -> [CurlSubmission] {
+        inbox.withLock { inbox in
+            inbox.wakeHandle = nil
+            inbox.isShuttingDown = true
+            if inbox.failure == nil { inbox.failure = error }
+            inbox.cancellations.removeAll()
+            let left = inbox.submissions
+            inbox.submissions.removeAll()
+            return left
+        }
+    }
+}
+
+/// One easy handle and the state of the request it runs. Used only on the curl thread;
+/// libcurl refers to it by an unretained pointer, so the loop keeps it alive while in use.
+final class CurlTransfer {
+    let easy: UnsafeMutableRawPointer
+    var id: UInt64 = 0
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private var headers: UnsafeMutablePointer<curl_slist>?
+    private var body = Data()
+    private var maxBytes = 0
+    private var tooLarge = false
+
+    init?() {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+    }
+
+    deinit {
+        curl_slist_free_all(headers)
+        curl_easy_cleanup(easy)
+    }
+
+    /// The transfer an easy handle belongs to, from the pointer `configure` stored in it.
+    static func owning(_ easy: UnsafeMutableRawPointer) -> CurlTransfer? {
+        var context: UnsafeMutableRawPointer?
+        guard ccurl_easy_getinfo_private(easy, &context) == CURLE_OK, let context else { return nil }
+        return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    /// Sets every option of a request on a fresh (or reset) handle.
+    func configure(for request: HTTPRequest) -> CURLcode {
+        maxBytes = max(0, request.maxResponseBytes)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // String options are copied by libcurl, so these temporaries may go.
+        var result = request.url.absoluteString.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
+        func check(_ code: CURLcode) {
+            if result == CURLE_OK { result = code }
+        }
+        check(ccurl_easy_allow_http_only(easy))
+        // Without NOSIGNAL, libcurl uses SIGALRM for DNS timeouts, which is unsafe in threads.
+        check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
+        check(ccurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
+        check(ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
+        check(ccurl_easy_setopt_write_function(easy) { data, size, count, context in
+            guard let context else { return 0 }
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receive(data, size * count)
+        })
+
+        let hasBody = request.body != nil || request.method == "POST"
+        if hasBody {
+            let bytes = request.body ?? Data()
+            check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
+            if bytes.isEmpty {
+                var none: UInt8 = 0  // libcurl wants a pointer even for zero bytes
+                check(ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, &none))
+            } else {
+                check(bytes.withUnsafeBytes { ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+            }
+        }
+        if request.method == "HEAD" {
+            check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
+        } else if request.method != (hasBody ? "POST" : "GET") {
+            check(request.method.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
+        }
+
+        for (name, value) in request.headers {
+            // "Name:" would remove a header of libcurl's; "Name;" sends it empty.
+            appendHeader(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        // Otherwise libcurl holds back a large body for up to a second, awaiting "100 Continue".
+        if hasBody { appendHeader("Expect:") }
+        if let headers {
+            check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
+        }
+
+        if request.followRedirects {
+            check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+            check(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 3))
+        }
+        return result
+    }
+
+    private func appendHeader(_ line: String) {
+        // libcurl copies the line. On failure (out of memory) the header is missing, and
+        // the server's answer tells; the list so far stays valid.
+        if let list = curl_slist_append(headers, line) {
+            headers = list
+        }
+    }
+
+    /// The write callback: collects the body, or aborts the transfer (by returning less
+    /// than it was given) once the body would exceed its limit.
+    private func receive(_ data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard count > 0, let data else { return 0 }
+        if body.isEmpty {
+            // Reserve the announced length once, instead of growing the buffer step by step.
+            var length: curl_off_t = -1
+            if ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length > count {
+                if length > maxBytes {
+                    tooLarge = true
+                    return 0
+                }
+                body.reserveCapacity(Int(length))
+            }
+        }
+        if count > maxBytes - body.count {
+            tooLarge = true
+            return 0
+        }
+        body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: count)
+        return count
+    }
+
+    /// The response, or the error, of a finished transfer.
+    func outcome(_ code: CURLcode) -> Result<HTTPResponse, any Error> {
+        if tooLarge {
+            return .failure(TransportError("response too large"))
+        }
+        guard code == CURLE_OK else {
+            return .failure(CurlTransport.transportError(for: code))
+        }
+        var status = 0
+        ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        let response = HTTPResponse(status: status, body: body)
+        body = Data()  // the response now holds the only reference: no copy
+        return .success(response)
+    }
+
+    /// Forgets the request; the handle keeps no option, but its connections stay cached.
+    func reset() {
+        curl_easy_reset(easy)
+        curl_slist_free_all(headers)
+        headers = nil
+        body = Data()
+        tooLarge = false
+        continuation = nil
+        id = 0
+    }
+
+    /// CURLOPT_TIMEOUT_MS, rounded up; 0 would mean no timeout at all.
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, seconds > 0 || attoseconds > 0 else { return 1 }
+        let cap = Int64(Int32.max)  // about 24 days
+        guard seconds < cap / 1000 else { return Int(cap) }
+        let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(seconds * 1000 + fraction)
+    }
+}
