@@ -155,27 +155,4 @@ import Throwback
         #expect(await harness.telegram.delivered.isEmpty)
         await harness.stop()
     }
-
-    @Test func theTokenIsAbsentFromEverythingLogged() async throws {
-        let harness = try await BotHarness.start()
-        let token = harness.telegram.token
-        await harness.telegram.inject(.raw(status: 502, body: "<html>proxy error for /bot\(token)/getUpdates</html>"), method: "getUpdates")
-        await harness.telegram.inject(.error(code: 500, description: "upstream failed: /bot\(token)/sendMessage"), method: "sendMessage", times: 2)
-        await harness.telegram.inject(.error(code: 400, description: "Bad Request: chat /bot\(token) not found"), method: "sendMessage")
-        await harness.telegram.pushMessage("/tb alice 3", chatID: -9)
-        await harness.telegram.pushMessage("/tb alice 3", chatID: -9)
-        let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 4)
-        try await bot.shutDown()
-
-        // A bot with a token Telegram rejects fails too, and says so without quoting it.
-        let rejected = try await harness.bot(clock: ImmediateClock(), token: "000:WRONG-\(token)")
-        await #expect(throws: TelegramError.unauthorized) { try await rejected.run() }
-
-        let logged = harness.logs.text
-        #expect(logged.contains("Telegram error"))
-        #expect(logged.contains("<redacted>"))
-        #expect(!logged.contains(token))
-        await harness.stop()
-    }
 }
