@@ -17,8 +17,8 @@ struct RunCommand: AsyncParsableCommand {
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
         let assembly = try environment.assembly(demo: false)
         let store = try environment.openStore()
-        let bot = assembly.bot(telegramTransport: environment.transport, token: token, store: store)
-        let group = ServiceGroup(services: [bot], gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
+        let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
+        let group = ServiceGroup(services: services.all, gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
         do {
             try await group.run()
         } catch TelegramError.unauthorized {

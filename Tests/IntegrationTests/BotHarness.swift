@@ -58,24 +58,9 @@ struct BotHarness {
         )
     }
 
-    /// The production wiring over the fakes, with `clock` for every wait.
-    func assembly(
-        clock: any Clock<Duration>, admins: [Int64] = [], rateLimits: RateLimitGuard.Limits = .init(),
-        breakerClock: any Clock<Duration> = ContinuousClock(), settings: BotService.Settings? = nil
-    ) -> BotAssembly {
-        BotAssembly(
-            configuration: configuration(admins: admins, rateLimits: rateLimits), lastFMTransport: transport,
-            lastFMKey: Secret(Self.lastFMKey),
-            options: .init(
-                clock: clock, breakerClock: breakerClock, now: { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings
-            )
-        )
-    }
-
     /// The engine over the Last.fm fake, with the production adaptors and a cache of its own.
     func engine() throws -> ThrowbackEngine {
-        let assembly = assembly(clock: ImmediateClock())
+        let assembly = BotAssembly(configuration: configuration(), lastFMTransport: transport, lastFMKey: Secret(Self.lastFMKey))
         return ThrowbackEngine(lastFM: assembly.lastFM(breaker: CircuitBreaker(), store: try BotStore.inMemory()), now: { Self.now })
     }
 
@@ -84,10 +69,36 @@ struct BotHarness {
         ChartFormatter.telegram.format(try await engine().throwback(user: user, yearsAgo: years))
     }
 
-    /// The bot service as `vinylogue-bot run` builds it, with `clock` driving flood limits
-    /// (the fake Telegram measures them on the same clock), retries, backoff and the
-    /// shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
+    /// The bot and its weekly post as `vinylogue-bot run` builds them, with `clock` driving
+    /// flood limits (the fake Telegram measures them on the same clock), retries, backoff
+    /// and the shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
     /// circuit breaker.
+    func services(
+        clock: any Clock<Duration>,
+        poller: LongPoller.Configuration = .init(timeout: 30),
+        token: String? = nil,
+        admins: [Int64] = [],
+        rateLimits: RateLimitGuard.Limits = .init(),
+        breakerClock: any Clock<Duration> = ContinuousClock(),
+        delivery: ReplyDelivery.Policy = .init(),
+        configure: (inout BotConfiguration) -> Void = { _ in },
+        now: (@Sendable () -> Date)? = nil
+    ) async throws -> BotAssembly.Services {
+        await telegram.useClock(clock)
+        let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
+        var configuration = configuration(admins: admins, rateLimits: rateLimits)
+        configure(&configuration)
+        let assembly = BotAssembly(
+            configuration: configuration, lastFMTransport: transport, lastFMKey: Secret(Self.lastFMKey),
+            options: .init(
+                clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
+                lastFMRequestsPerSecond: 50, bot: settings
+            )
+        )
+        return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))
+    }
+
+    /// The bot service alone, for tests about commands.
     func bot(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
@@ -97,12 +108,9 @@ struct BotHarness {
         breakerClock: any Clock<Duration> = ContinuousClock(),
         delivery: ReplyDelivery.Policy = .init()
     ) async throws -> BotService {
-        await telegram.useClock(clock)
-        let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
-        let assembly = assembly(clock: clock, admins: admins, rateLimits: rateLimits, breakerClock: breakerClock, settings: settings)
-        return assembly.bot(
-            telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath)
-        )
+        try await services(
+            clock: clock, poller: poller, token: token, admins: admins, rateLimits: rateLimits, breakerClock: breakerClock, delivery: delivery
+        ).bot
     }
 }
 
@@ -114,9 +122,13 @@ struct RunningBot {
     let ended = Gate()
 
     init(_ service: BotService) {
+        self.init(services: [service])
+    }
+
+    init(services: [any Service]) {
         var logger = Logger(label: "group")
         logger.logLevel = .critical
-        let group = ServiceGroup(services: [service], logger: logger)
+        let group = ServiceGroup(services: services, logger: logger)
         self.group = group
         task = Task { [ended] in
             defer { Task { await ended.open() } }

@@ -25,7 +25,7 @@ import Throwback
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
         #expect(replies == [
             "Only admins of this chat can do that.",
-            "Now tracking bob.",
+            "Now tracking bob. The weekly post is off here; turn it on with: weekly on",
             "No Last.fm user is called “nobody_here”.",
             "Tracked (1): bob",
         ])
@@ -62,7 +62,7 @@ import Throwback
         #expect(replies == ["Hiding albums with fewer than 3 plays.", "Only admins of this chat can do that."])
         let settings = try await BotStore(path: harness.databasePath).settings(for: channel)
         #expect(settings.minimumPlayCount == 3)
-        #expect(settings.weeklyEnabled)
+        #expect(settings.weeklyPost == nil)
         await harness.stop()
     }
 
@@ -251,7 +251,7 @@ import Throwback
 
         let blocked = try await BotStore(path: harness.databasePath).settings(for: group)
         #expect(!blocked.active)
-        #expect(!blocked.weeklyEnabled)
+        #expect(blocked.weeklyPost == false)
         await harness.stop()
     }
 

@@ -28,7 +28,7 @@ import Throwback
         #expect(await harness.telegram.calls("deleteWebhook").count == 1)
         let menu = await harness.telegram.calls("setMyCommands").first?.parameters["commands"] as? [[String: Any]]
         #expect(menu?.compactMap { $0["command"] as? String } == [
-            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "weekly",
+            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "weekly", "postnow",
         ])
         await harness.stop()
     }

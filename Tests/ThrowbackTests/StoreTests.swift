@@ -8,7 +8,7 @@ import Testing
     @Test func rostersKeepLastFMSpellingAndIgnoreCase() async throws {
         let store = try BotStore.inMemory()
         #expect(try await store.addToRoster(["RJ", "eartle", "rj"], chat: -1, limit: 50) == ["RJ", "eartle"])
-        #expect(try await store.roster(of: -1).map(\.lastFMName) == ["eartle", "RJ"])
+        #expect(try await store.roster(of: -1).map(\.lastFMName) == ["RJ", "eartle"])
         #expect(try await store.removeFromRoster("EARTLE", chat: -1)?.lastFMName == "eartle")
         #expect(try await store.addToRoster(["a1", "b2", "c3"], chat: -1, limit: 2) == ["a1"])
     }
@@ -28,7 +28,7 @@ import Testing
         try await store.markInactive(-7)
         let settings = try await store.settings(for: -7)
         #expect(!settings.active)
-        #expect(!settings.weeklyEnabled)
+        #expect(settings.weeklyPost == false)
     }
 
     private func message(_ updateID: Int64, chat: Int64 = -1, id: Int64) -> Update {

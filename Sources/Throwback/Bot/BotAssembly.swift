@@ -2,6 +2,7 @@ import Foundation
 import LastFM
 import Logging
 import Networking
+import ServiceLifecycle
 import Telegram
 
 /// The one wiring of the bot: from a configuration and two transports to the client
@@ -70,25 +71,56 @@ public struct BotAssembly: Sendable {
             .cached(in: SQLiteLastFMCache(store: store), now: options.now)
     }
 
+    /// When weekly posts are due, from `THROWBACK_SCHEDULE`, `THROWBACK_TIMEZONE` and `THROWBACK_CHAT_ID`.
+    public var calendar: WeeklyCalendar {
+        WeeklyCalendar(
+            defaultTime: PostingTime(schedule: configuration.schedule, zone: configuration.timeZone),
+            defaultChat: configuration.throwbackChatID
+        )
+    }
+
     /// The command set with its guards. Without Telegram (a terminal), nobody is rate limited.
-    public func commands(lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?) -> BotCommands {
+    public func commands(
+        lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?, weekly: WeeklyPostControls
+    ) -> BotCommands {
         BotCommands(CommandSet.Dependencies(
             engine: ThrowbackEngine(lastFM: lastFM, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
             breaker: breaker,
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock),
-            validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock)
+            validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock),
+            weekly: weekly
         ))
     }
 
-    /// Commands for a terminal session: no Telegram, state in `store`.
+    /// Commands for a terminal session: no Telegram, state in `store`; `postnow` prints the post.
     public func terminalCommands(store: BotStore) -> BotCommands {
         let breaker = CircuitBreaker(clock: options.breakerClock)
-        return commands(lastFM: lastFM(breaker: breaker, store: store), breaker: breaker, store: store, telegram: nil)
+        let lastFM = lastFM(breaker: breaker, store: store)
+        let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now)), store: store)
+        let weekly = WeeklyPostControls(
+            calendar: calendar, changes: ScheduleChanges(), posting: TerminalWeeklyPosting(preview: preview, now: options.now), now: options.now
+        )
+        return commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil, weekly: weekly)
     }
 
-    /// The long-polling bot over `telegramTransport`, with its state in `store`.
-    public func bot(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> BotService {
+    /// The bot and its weekly post, sharing one Last.fm client chain and one Telegram client chain.
+    public struct Services: Sendable {
+        /// Polls and answers.
+        public let bot: BotService
+        /// Posts weekly throwbacks when they are due.
+        public let scheduler: WeeklyScheduler
+        /// Sends one chat's weekly post, exactly once per week.
+        public let poster: WeeklyPoster
+        /// The weekly post as it would read, without sending.
+        public let preview: WeeklyPostPreview
+
+        /// What `vinylogue-bot run` runs in its service group.
+        public var all: [any Service] { [bot, scheduler] }
+    }
+
+    /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
+    public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
         let logger = options.makeLogger("bot")
         let telegramLogger = options.makeLogger("telegram")
         let http = HTTPTelegramClient(transport: telegramTransport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
@@ -103,12 +135,24 @@ public struct BotAssembly: Sendable {
             }
         let breaker = CircuitBreaker(clock: options.breakerClock)
         let lastFM = lastFM(breaker: breaker, store: store)
+        let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
+        let weeklyLogger = options.makeLogger("weekly")
+        let poster = WeeklyPoster(composer: composer, store: store, telegram: replies, now: options.now, logger: weeklyLogger)
+        let changes = ScheduleChanges()
+        let weekly = WeeklyPostControls(
+            calendar: calendar, changes: changes, posting: TelegramWeeklyPosting(poster: poster, now: options.now), now: options.now
+        )
         let settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
-        return BotService(
+        let bot = BotService(
             telegram: replies, pollingClient: http,
-            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies),
+            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings,
             clock: options.clock, logger: logger
         )
+        let scheduler = WeeklyScheduler(
+            poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,
+            logger: weeklyLogger
+        )
+        return Services(bot: bot, scheduler: scheduler, poster: poster, preview: WeeklyPostPreview(composer: composer, store: store))
     }
 }

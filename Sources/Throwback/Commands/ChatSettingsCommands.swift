@@ -1,3 +1,5 @@
+import Foundation
+
 /// `filter <n>`: hides albums with fewer than n plays in this chat.
 public struct FilterCommand: Command {
     public static let range = 1...1000
@@ -25,32 +27,128 @@ public struct FilterCommand: Command {
     }
 }
 
-/// `weekly on|off`: turns this chat's weekly post on or off.
+/// `weekly`, `weekly on|off`, `weekly <day> <HH:MM> [zone]`: this chat's weekly post.
 public struct WeeklyCommand: Command {
-    public let spec = CommandSpec(name: "weekly", arguments: "on|off", summary: "turn this chat's weekly throwback post on or off", adminOnly: true)
+    public let spec = CommandSpec(
+        name: "weekly", arguments: "[on|off | <day> <HH:MM> [zone]]",
+        summary: "turn this chat's weekly throwback post on or off, set its day and time, or see when it is due", adminOnly: true
+    )
     public let guards: [any CommandGuard]
     let store: BotStore
+    let controls: WeeklyPostControls
+
+    private enum Change: Equatable {
+        case status
+        case toggle(Bool)
+        case schedule(WeeklySchedule, zone: TimeZone?)
+    }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
-            var toggled = parsed
-            switch parsed.arguments[0].lowercased() {
-            case "on": toggled.toggle = true
-            case "off": toggled.toggle = false
-            default: return .failure(UsageError("Say on or off."))
+        var parsed = invocation
+        if let last = parsed.arguments.last, let chat = Int64(last) {
+            parsed.targetChatID = chat
+            parsed.arguments.removeLast()
+        }
+        return Self.change(from: parsed.arguments).map { _ in parsed }
+    }
+
+    private static func change(from words: [String]) -> Result<Change, UsageError> {
+        switch words.count {
+        case 0:
+            return .success(.status)
+        case 1:
+            switch words[0].lowercased() {
+            case "on": return .success(.toggle(true))
+            case "off": return .success(.toggle(false))
+            default: return .failure(UsageError("Say on or off, or a day and a time such as “fri 18:00”."))
             }
-            return .success(toggled)
+        case 2, 3:
+            guard WeeklySchedule.day(words[0]) != nil else { return .failure(UsageError("“\(words[0].prefix(20))” is not a day of the week.")) }
+            guard let schedule = WeeklySchedule("\(words[0]) \(words[1])") else {
+                return .failure(UsageError("“\(words[1].prefix(20))” is not a time such as 18:00."))
+            }
+            guard words.count == 3 else { return .success(.schedule(schedule, zone: nil)) }
+            guard let zone = TimeZone(identifier: words[2]) else {
+                return .failure(UsageError("“\(words[2].prefix(40))” is not a time zone such as Europe/Berlin."))
+            }
+            return .success(.schedule(schedule, zone: zone))
+        default:
+            return .failure(UsageError())
         }
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        let on = invocation.toggle ?? true
+        guard case .success(let change) = Self.change(from: invocation.arguments) else { return .text(spec.usageMessage(UsageError())) }
+        let chat = invocation.targetChatID
+        // The post goes to the forum topic where it was turned on.
+        let topic = chat == invocation.chatID ? invocation.topicID : nil
         return await savingState {
-            try await store.updateSettings(for: invocation.targetChatID) {
-                $0.weeklyEnabled = on
-                if on { $0.active = true }
+            switch change {
+            case .status:
+                break
+            case .toggle(let on):
+                try await store.updateSettings(for: chat) {
+                    $0.weeklyPost = on
+                    if on {
+                        $0.active = true
+                        $0.weeklyTopicID = topic
+                    }
+                }
+            case let .schedule(schedule, zone):
+                try await store.updateSettings(for: chat) {
+                    $0.schedule = schedule.description
+                    if let zone { $0.scheduleZone = zone.identifier }
+                }
             }
-            return .text(on ? "The weekly throwback post is on." : "The weekly throwback post is off.")
+            controls.changes.notify()
+            return .text(try await controls.status(of: chat, store: store))
         }
+    }
+}
+
+/// `postnow`: posts this chat's weekly throwbacks right away; it counts as the week's post.
+public struct PostNowCommand: Command {
+    public let spec = CommandSpec(name: "postnow", summary: "post this chat's weekly throwbacks now", adminOnly: true)
+    public let guards: [any CommandGuard]
+    let controls: WeeklyPostControls
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 0)
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        await controls.posting.postNow(invocation)
+    }
+}
+
+/// Posting a chat's weekly post on request: to Telegram, or, in a terminal, as the reply.
+public protocol WeeklyPosting: Sendable {
+    /// Posts `invocation.targetChatID`'s weekly post now; the reply for whoever asked.
+    func postNow(_ invocation: CommandInvocation) async -> BotReply
+}
+
+/// What the weekly commands need: when posts are due, how to post one now, and whom to tell
+/// about a change.
+public struct WeeklyPostControls: Sendable {
+    public var calendar: WeeklyCalendar
+    public var changes: ScheduleChanges
+    public var posting: any WeeklyPosting
+    public var now: @Sendable () -> Date
+
+    public init(calendar: WeeklyCalendar, changes: ScheduleChanges, posting: any WeeklyPosting, now: @escaping @Sendable () -> Date) {
+        self.calendar = calendar
+        self.changes = changes
+        self.posting = posting
+        self.now = now
+    }
+
+    /// One line on a chat's weekly post: off, or when the next one is due.
+    func status(of chat: Int64, store: BotStore) async throws -> String {
+        let settings = try await store.settings(for: chat)
+        let time = calendar.time(for: settings)
+        guard settings.weeklyPostIsOn(defaultChat: calendar.defaultChat) else {
+            return "The weekly throwback post is off here (\(time)). Turn it on with: weekly on"
+        }
+        return "The weekly throwback post is on: the next one is due \(WeekDescription.moment(time.next(after: now()), in: time.zone))."
     }
 }

@@ -13,10 +13,11 @@ public enum CommandSet {
         public var breaker: CircuitBreaker
         public var admin: AdminGuard
         public var validUser: ValidLastFMUserGuard
+        public var weekly: WeeklyPostControls
 
         public init(
             engine: ThrowbackEngine, lastFM: any LastFMClient, store: BotStore, rateLimit: RateLimitGuard,
-            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidLastFMUserGuard
+            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidLastFMUserGuard, weekly: WeeklyPostControls
         ) {
             self.engine = engine
             self.lastFM = lastFM
@@ -25,6 +26,7 @@ public enum CommandSet {
             self.breaker = breaker
             self.admin = admin
             self.validUser = validUser
+            self.weekly = weekly
         }
     }
 
@@ -38,11 +40,12 @@ public enum CommandSet {
             LinkCommand(guards: [d.rateLimit, d.validUser], store: d.store),
             UnlinkCommand(guards: [d.rateLimit], store: d.store),
             TrackedCommand(guards: [d.rateLimit, d.admin.forOtherChats], store: d.store),
-            TrackCommand(guards: [d.rateLimit, d.admin, d.validUser], store: d.store),
+            TrackCommand(guards: [d.rateLimit, d.admin, d.validUser], store: d.store, weekly: d.weekly),
             UntrackCommand(guards: [d.rateLimit, d.admin], store: d.store),
             ImportCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store, lastFM: d.lastFM),
             FilterCommand(guards: [d.rateLimit, d.admin], store: d.store),
-            WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store),
+            WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store, controls: d.weekly),
+            PostNowCommand(guards: [d.rateLimit, d.admin], controls: d.weekly),
         ]
         commands.insert(HelpCommand(guards: [d.rateLimit], otherSpecs: commands.map(\.spec)), at: 4)
         return commands

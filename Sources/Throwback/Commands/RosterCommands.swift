@@ -8,6 +8,7 @@ public struct TrackCommand: Command {
     public let spec = CommandSpec(name: "track", arguments: "<user>", summary: "add a Last.fm user to this chat's weekly throwbacks", adminOnly: true)
     public let guards: [any CommandGuard]
     let store: BotStore
+    let weekly: WeeklyPostControls
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChatAndUser()
@@ -17,7 +18,11 @@ public struct TrackCommand: Command {
         guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
         return await savingState {
             let added = try await store.addToRoster([name], chat: invocation.targetChatID, limit: rosterLimit)
-            if !added.isEmpty { return .text("Now tracking \(name).") }
+            if !added.isEmpty {
+                let settings = try await store.settings(for: invocation.targetChatID)
+                let off = !settings.weeklyPostIsOn(defaultChat: weekly.calendar.defaultChat)
+                return .text("Now tracking \(name)." + (off ? " The weekly post is off here; turn it on with: weekly on" : ""))
+            }
             let roster = try await store.roster(of: invocation.targetChatID)
             return roster.contains { $0.nameKey == name.lowercased() }
                 ? .text("\(name) is already tracked.")

@@ -23,8 +23,17 @@ public struct ThrowbackEngine: Sendable {
     /// - Throws: `ThrowbackError.yearsOutOfRange`, `LastFMError`, or `CancellationError`.
     public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int = 1) async throws -> ThrowbackOutcome {
         guard Self.yearRange.contains(yearsAgo) else { throw ThrowbackError.yearsOutOfRange(yearsAgo) }
-        let now = now()
-        let finder = WeekFinder(ranges: try await lastFM.weeklyChartList(user: user))
+        return try await throwback(user: user, in: try await history(of: user), yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, now: now())
+    }
+
+    /// The user's weekly chart ranges: one call, or none when cached.
+    public func history(of user: String) async throws -> WeekFinder {
+        WeekFinder(ranges: try await lastFM.weeklyChartList(user: user))
+    }
+
+    /// The throwback for `yearsAgo` years before `now`, from a history already fetched: one
+    /// more call for the week's chart, none if the week is empty or cached.
+    public func throwback(user: String, in finder: WeekFinder, yearsAgo: Int, minimumPlayCount: Int, now: Date) async throws -> ThrowbackOutcome {
         let range: WeeklyChartRange
         switch finder.week(yearsAgo: yearsAgo, now: now) {
         case .found(let found):

@@ -53,10 +53,7 @@ public struct ChartFormatter: Sendable {
                 : "No scrobbles that week."
             return header + "\n" + reason
         }
-        let rows = summary.albums.prefix(maxAlbums).enumerated().map { index, album in
-            "\(index + 1). \(bold(album.artist, limit: Self.maxNameLength)) – \(fitted(album.name, limit: Self.maxNameLength)) "
-                + "(\(WeekDescription.count(album.playCount, "play")))"
-        }
+        let rows = summary.albums.prefix(maxAlbums).enumerated().map { index, album in "\(index + 1). \(line(album))" }
         // Drop rows from the end until the message fits, counting UTF-16 units as Telegram does.
         var shown = rows.count
         var length = header.utf16.count + rows.reduce(0) { $0 + 1 + $1.utf16.count }
@@ -65,6 +62,11 @@ public struct ChartFormatter: Sendable {
             shown -= 1
         }
         return ([header] + rows.prefix(shown)).joined(separator: "\n") + trailer(summary, shown: shown)
+    }
+
+    /// "<b>Artist</b> – Album (N plays)".
+    func line(_ album: ChartAlbum, nameLimit: Int = maxNameLength) -> String {
+        "\(bold(album.artist, limit: nameLimit)) – \(fitted(album.name, limit: nameLimit)) (\(WeekDescription.count(album.playCount, "play")))"
     }
 
     /// "…and N more albums." and the filter line, each on a line of its own.
@@ -103,14 +105,14 @@ public struct ChartFormatter: Sendable {
         return result + "…"
     }
 
-    private func bold(_ text: String, limit: Int) -> String {
+    func bold(_ text: String, limit: Int) -> String {
         switch markup {
         case .plain: fitted(text, limit: limit)
         case .telegramHTML: "<b>\(fitted(text, limit: limit))</b>"
         }
     }
 
-    private func escape(_ text: String) -> String {
+    func escape(_ text: String) -> String {
         switch markup {
         case .plain: text
         case .telegramHTML: TelegramHTML.escape(text)

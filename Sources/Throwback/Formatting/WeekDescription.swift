@@ -38,6 +38,15 @@ public enum WeekDescription {
         return "\(parts.day!) \(months[parts.month! - 1]) \(parts.year!)"
     }
 
+    /// A moment in a zone's local time: "Mon 24 Nov, 09:00 (Europe/Berlin)".
+    public static func moment(_ date: Date, in zone: TimeZone) -> String {
+        let local = date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date)))
+        let parts = utc.dateComponents([.weekday, .month, .day, .hour, .minute], from: local)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let time = WeeklySchedule.clock(parts.hour!, parts.minute!)
+        return "\(days[parts.weekday! - 1]) \(parts.day!) \(months[parts.month! - 1]), \(time) (\(zone.identifier))"
+    }
+
     /// "1 play", "2 plays".
     public static func count(_ n: Int, _ noun: String) -> String {
         "\(n) \(noun)\(n == 1 ? "" : "s")"

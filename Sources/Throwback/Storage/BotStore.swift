@@ -88,6 +88,35 @@ public struct BotStore: Sendable {
                 t.column("name", .text).notNull()
             }
         }
+        migrator.registerMigration("v3: weekly posts, per-chat schedules and topics") { db in
+            try db.alter(table: "chat") { t in
+                t.add(column: "weeklyPost", .boolean)
+                t.add(column: "scheduleZone", .text)
+                t.add(column: "weeklyTopicID", .integer)
+            }
+            // No version before this one posted weekly, so no choice was ever acted on; only a
+            // chat that blocked the bot keeps its post off.
+            try db.execute(sql: "UPDATE chat SET weeklyPost = 0 WHERE active = 0")
+            try db.alter(table: "chat") { t in t.drop(column: "weeklyEnabled") }
+            try db.create(table: "weeklyPost") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("week", .integer).notNull()
+                t.column("generation", .integer).notNull()
+                t.column("claimedAt", .datetime).notNull()
+                t.column("completedAt", .datetime)
+                t.primaryKey(["chatID", "week"])
+            }
+            try db.create(table: "weeklyPostMessage") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("week", .integer).notNull()
+                t.column("generation", .integer).notNull()
+                t.column("sequence", .integer).notNull()
+                t.column("users", .text).notNull()
+                t.column("messageID", .integer)
+                t.column("sentAt", .datetime)
+                t.primaryKey(["chatID", "week", "generation", "sequence"])
+            }
+        }
         return migrator
     }
 
@@ -110,8 +139,13 @@ public struct BotStore: Sendable {
     public func markInactive(_ chat: Int64) async throws {
         try await updateSettings(for: chat) {
             $0.active = false
-            $0.weeklyEnabled = false
+            $0.weeklyPost = false
         }
+    }
+
+    /// Every chat with a settings row, for the weekly scheduler.
+    public func allSettings() async throws -> [ChatSettings] {
+        try await database.read { db in try ChatSettings.fetchAll(db) }
     }
 
     /// A group became a supergroup: everything stored for the old id moves to the new one.
@@ -122,8 +156,10 @@ public struct BotStore: Sendable {
                 settings.id = new
                 try settings.save(db)
             }
-            try db.execute(sql: "UPDATE OR IGNORE rosterEntry SET chatID = ? WHERE chatID = ?", arguments: [new, old])
-            try db.execute(sql: "DELETE FROM rosterEntry WHERE chatID = ?", arguments: [old])
+            for table in ["rosterEntry", "weeklyPost", "weeklyPostMessage"] {
+                try db.execute(sql: "UPDATE OR IGNORE \(table) SET chatID = ? WHERE chatID = ?", arguments: [new, old])
+                try db.execute(sql: "DELETE FROM \(table) WHERE chatID = ?", arguments: [old])
+            }
         }
     }
 
@@ -131,7 +167,8 @@ public struct BotStore: Sendable {
 
     public func roster(of chat: Int64) async throws -> [RosterEntry] {
         try await database.read { db in
-            try RosterEntry.filter(Column("chatID") == chat).order(Column("nameKey")).fetchAll(db)
+            // In the order users were added: the weekly post follows it.
+            try RosterEntry.filter(Column("chatID") == chat).order(Column.rowID).fetchAll(db)
         }
     }
 

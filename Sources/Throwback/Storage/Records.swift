@@ -8,18 +8,34 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var id: Int64
     /// Albums with fewer plays are hidden in this chat.
     public var minimumPlayCount: Int
-    public var weeklyEnabled: Bool
+    /// The weekly post, as an admin chose it: nil until someone does, which means on for
+    /// `THROWBACK_CHAT_ID` and off everywhere else.
+    public var weeklyPost: Bool?
     /// This chat's weekly post time, e.g. `fri 18:00`; nil uses `THROWBACK_SCHEDULE`.
     public var schedule: String?
+    /// The IANA zone of `schedule`; nil uses `THROWBACK_TIMEZONE`.
+    public var scheduleZone: String?
+    /// The forum topic the weekly post goes to: where `weekly on` was sent.
+    public var weeklyTopicID: Int64?
     /// False once Telegram answered 403 (bot blocked or removed).
     public var active: Bool
 
-    public init(id: Int64, minimumPlayCount: Int = 1, weeklyEnabled: Bool = true, schedule: String? = nil, active: Bool = true) {
+    public init(
+        id: Int64, minimumPlayCount: Int = 1, weeklyPost: Bool? = nil, schedule: String? = nil, scheduleZone: String? = nil,
+        weeklyTopicID: Int64? = nil, active: Bool = true
+    ) {
         self.id = id
         self.minimumPlayCount = minimumPlayCount
-        self.weeklyEnabled = weeklyEnabled
+        self.weeklyPost = weeklyPost
         self.schedule = schedule
+        self.scheduleZone = scheduleZone
+        self.weeklyTopicID = weeklyTopicID
         self.active = active
+    }
+
+    /// Whether the weekly post is on, given the chat that gets it by default.
+    public func weeklyPostIsOn(defaultChat: Int64?) -> Bool {
+        active && (weeklyPost ?? (id == defaultChat))
     }
 }
 
@@ -69,4 +85,32 @@ struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord {
     var value: Data
     /// Nil means forever (a past week's chart).
     var expiresAt: Date?
+}
+
+/// A chat's weekly post for one Last.fm week: the claim that makes it go out once.
+/// `generation` grows when a post is forced again.
+struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "weeklyPost"
+
+    var chatID: Int64
+    /// The Unix time at which the Last.fm week starts.
+    var week: Int64
+    var generation: Int
+    var claimedAt: Date
+    var completedAt: Date?
+}
+
+/// One message of a weekly post: recorded as "sending" before it goes out, with its message
+/// id after, so that a restart knows which users were posted (or may have been).
+struct WeeklyPostMessage: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "weeklyPostMessage"
+
+    var chatID: Int64
+    var week: Int64
+    var generation: Int
+    var sequence: Int
+    /// The roster keys of the users in this message, separated by newlines.
+    var users: String
+    var messageID: Int64?
+    var sentAt: Date?
 }

@@ -1,0 +1,71 @@
+// Bot API answers: the input is the HTTP response to every request (first byte: the status,
+// see CannedTransport; the rest: the body), read through the real HTTP client.
+import Foundation
+import FuzzSupport
+import Networking
+import Telegram
+
+/// The token the client sends; it must never come back in an error.
+private let token = "123456789:FUZZ-telegram-token_0123456789abcdef"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    Quiet.setUp()
+    let client = HTTPTelegramClient(transport: CannedTransport(input: data, size: size), token: Secret(token))
+
+    if let updates = call("getUpdates", {
+        try await client.getUpdates(offset: 1, timeout: 0, allowedUpdates: ["message", "callback_query"])
+    }) {
+        for update in updates {
+            _ = update.identity
+            _ = update.chatID
+            for message in [update.message, update.editedMessage, update.channelPost, update.callbackQuery?.message] {
+                guard let message else { continue }
+                _ = (message.isInaccessible, message.topicID, message.isFromAnonymousAdmin, message.chat.isPrivate)
+            }
+            roundTrip(update, "Update")
+        }
+    }
+    if let message = call("sendMessage", { try await client.sendMessage(chatID: -1_001_234_567_890, html: "<b>hi</b>") }) {
+        roundTrip(message, "Message")
+    }
+    if let admins = call("getChatAdministrators", { try await client.getChatAdministrators(chatID: -1_001_234_567_890) }) {
+        for admin in admins { roundTrip(admin, "ChatMember") }
+    }
+    if let me = call("getMe", { try await client.getMe() }) {
+        roundTrip(me, "User")
+    }
+    return 0
+}
+
+/// Runs one client call: its value, nil for a `TelegramError`; any other error is a finding.
+private func call<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) -> T? {
+    switch blockingResult(body) {
+    case .success(let value):
+        return value
+    case .failure(let error as TelegramError):
+        if case .retryAfter(let seconds) = error, !(1...3600).contains(seconds) {
+            violated("\(name): retryAfter(seconds: \(seconds)) is outside 1...3600")
+        }
+        if error.description.contains(token) || "\(error)".contains(token) {
+            violated("\(name): the bot token leaked into an error", error.description)
+        }
+        return nil
+    case .failure(let error):
+        violated("\(name): an error other than TelegramError escaped: \(type(of: error))", "\(error)")
+    }
+}
+
+/// What the client decoded survives being written as JSON and read back.
+private func roundTrip<T: Codable & Equatable>(_ value: T, _ name: String) {
+    do {
+        let json = try JSONEncoder().encode(value)
+        let back = try JSONDecoder().decode(T.self, from: json)
+        if back != value {
+            violated("\(name) does not survive JSON: decoded back different",
+                     "before: \(value)\nafter:  \(back)\njson: \(String(decoding: json, as: UTF8.self))")
+        }
+    } catch {
+        violated("\(name) does not survive JSON: \(error)", "\(value)")
+    }
+}

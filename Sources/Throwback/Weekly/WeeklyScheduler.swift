@@ -1,0 +1,185 @@
+import Foundation
+import LastFM
+import Logging
+import Networking
+import ServiceLifecycle
+import Synchronization
+
+/// When weekly posts are due, and for which chats.
+public struct WeeklyCalendar: Sendable {
+    /// `THROWBACK_SCHEDULE` in `THROWBACK_TIMEZONE`, for chats without a schedule of their own.
+    public var defaultTime: PostingTime
+    /// `THROWBACK_CHAT_ID`: the one chat whose post is on until an admin turns it off.
+    public var defaultChat: Int64?
+
+    public init(defaultTime: PostingTime, defaultChat: Int64?) {
+        self.defaultTime = defaultTime
+        self.defaultChat = defaultChat
+    }
+
+    /// A chat's posting time: its own schedule and zone where set.
+    public func time(for settings: ChatSettings) -> PostingTime {
+        PostingTime(
+            schedule: settings.schedule.flatMap(WeeklySchedule.init) ?? defaultTime.schedule,
+            zone: settings.scheduleZone.flatMap(TimeZone.init(identifier:)) ?? defaultTime.zone
+        )
+    }
+
+    /// The chats whose weekly post is on, with their settings.
+    public func chatsWithPostOn(_ store: BotStore) async throws -> [ChatSettings] {
+        var chats = try await store.allSettings().filter { $0.weeklyPostIsOn(defaultChat: defaultChat) }
+        if let defaultChat, !chats.contains(where: { $0.id == defaultChat }) {
+            let settings = try await store.settings(for: defaultChat)
+            if settings.weeklyPostIsOn(defaultChat: defaultChat) { chats.append(settings) }
+        }
+        return chats
+    }
+
+    /// The instant a chat's post for the current week was due, if it was due in a Last.fm
+    /// week that is not over yet: the post to send (or catch up on) now.
+    public func dueInstant(for settings: ChatSettings, now: Date) -> Date? {
+        let due = time(for: settings).previous(atOrBefore: now)
+        return now < LastFMWeek.nextBoundary(after: due) ? due : nil
+    }
+}
+
+/// Wakes the scheduler when a chat's weekly settings change, so that a new schedule or a
+/// `weekly on` takes effect at once.
+public final class ScheduleChanges: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    public init() {}
+
+    public func notify() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.pending = true }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after the next `notify()`, or at once if one came since the last wait, or on cancellation.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}
+
+/// The weekly post as a service in the bot's service group: it sleeps on its clock until the
+/// next chat's post is due, posts every due chat (a few at a time, so one slow chat does not
+/// hold up the others), and on start catches up on posts that were due while the bot was
+/// down, as long as their week is not over. It ends with graceful shutdown; a post cut short
+/// resumes after the restart.
+public struct WeeklyScheduler: Service, CustomStringConvertible {
+    private let poster: WeeklyPoster
+    private let store: BotStore
+    private let calendar: WeeklyCalendar
+    private let changes: ScheduleChanges
+    private let clock: ElapsedClock
+    private let now: @Sendable () -> Date
+    private let maxConcurrentChats: Int
+    /// The longest sleep: settings made elsewhere and wall-clock changes are noticed by then.
+    private let maxSleep: Duration
+    private let logger: Logger
+
+    public init(
+        poster: WeeklyPoster, store: BotStore, calendar: WeeklyCalendar, changes: ScheduleChanges,
+        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, maxConcurrentChats: Int = 4,
+        maxSleep: Duration = .seconds(3600), logger: Logger
+    ) {
+        self.poster = poster
+        self.store = store
+        self.calendar = calendar
+        self.changes = changes
+        self.clock = ElapsedClock(clock)
+        self.now = now
+        self.maxConcurrentChats = max(1, maxConcurrentChats)
+        self.maxSleep = maxSleep
+        self.logger = logger
+    }
+
+    public var description: String { "WeeklyScheduler" }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let wake = await tick()
+                let wait = min(.seconds(max(0, wake.timeIntervalSince(now()))), maxSleep)
+                await withTaskGroup(of: Void.self) { race in
+                    race.addTask { [clock] in try? await clock.sleep(wait) }
+                    race.addTask { [changes] in await changes.wait() }
+                    await race.next()
+                    race.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// The chats whose post is due at `now` (or still due, for a post missed while the bot was
+    /// down), with the instant each was due, in chat order.
+    ///
+    /// - Parameters:
+    ///   - includingPosted: also chats whose post for that week already went out (`--force`).
+    ///   - only: limit to one chat.
+    public func due(at now: Date, includingPosted: Bool = false, only: Int64? = nil) async throws -> [(chat: Int64, instant: Date)] {
+        var due: [(chat: Int64, instant: Date)] = []
+        for settings in try await calendar.chatsWithPostOn(store).sorted(by: { $0.id < $1.id }) where only == nil || settings.id == only {
+            guard let instant = calendar.dueInstant(for: settings, now: now) else { continue }
+            let week = Int64(LastFMWeek.start(of: instant).timeIntervalSince1970)
+            let posted = try await store.weeklyPostIsComplete(chat: settings.id, week: week)
+            if includingPosted || !posted {
+                due.append((settings.id, instant))
+            }
+        }
+        return due
+    }
+
+    /// Posts every chat that is due now; returns when the next post is due.
+    @discardableResult
+    public func tick() async -> Date {
+        let now = now()
+        let due: [(chat: Int64, instant: Date)]
+        let upcoming: Date
+        do {
+            due = try await self.due(at: now)
+            upcoming = try await calendar.chatsWithPostOn(store).map { calendar.time(for: $0).next(after: now) }.min()
+                ?? now.addingTimeInterval(7 * 24 * 3600)
+        } catch {
+            logger.error("could not read the chats for the weekly post", metadata: ["error": "\(error)"])
+            return now.addingTimeInterval(300)
+        }
+        var retrySoon = false
+        await withTaskGroup(of: WeeklyPostOutcome.self) { group in
+            var next = due.makeIterator()
+            for _ in 0..<maxConcurrentChats {
+                guard let (chat, instant) = next.next() else { break }
+                group.addTask { await poster.post(chat: chat, dueAt: instant) }
+            }
+            for await outcome in group {
+                if [.lastFMDown, .interrupted, .storageFailed].contains(outcome) { retrySoon = true }
+                guard !Task.isCancelled, let (chat, instant) = next.next() else { continue }
+                group.addTask { await poster.post(chat: chat, dueAt: instant) }
+            }
+        }
+        // A post that could not go out is tried again in a quarter of an hour, while its week lasts.
+        return retrySoon ? min(upcoming, now.addingTimeInterval(900)) : upcoming
+    }
+}

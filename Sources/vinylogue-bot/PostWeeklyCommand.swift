@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Throwback
+
+/// `vinylogue-bot post-weekly [--dry-run] [--force] [--chat ID]`: runs the weekly post once
+/// for the chats that are due, then exits.
+struct PostWeeklyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "post-weekly",
+        abstract: "Post the weekly throwbacks once, to every chat whose post is due, then exit.",
+        discussion: """
+            A chat is due when its weekly post is on and its day and time have passed in the current \
+            Last.fm week without a post. Each chat gets its post once a week, however often this runs.
+            """
+    )
+
+    @Flag(help: "Print the messages instead of sending them; nothing is recorded.")
+    var dryRun = false
+
+    @Flag(help: "Post again to chats whose post already went out this week.")
+    var force = false
+
+    @Option(help: "Only this chat id.")
+    var chat: Int64?
+
+    func run() async throws {
+        let environment = try await Environment.load()
+        let token = try environment.require { try environment.configuration.requireTelegramToken() }
+        let store = try environment.openStore()
+        let services = try environment.assembly(demo: false).services(telegramTransport: environment.transport, token: token, store: store)
+        let now = Date()
+        let due = try await services.scheduler.due(at: now, includingPosted: force, only: chat)
+        guard !due.isEmpty else {
+            print(chat.map { "Chat \($0) has no weekly post due (it is off, not due yet, or already posted this week; --force posts again)." }
+                ?? "No chat has a weekly post due.")
+            return
+        }
+        var failed = false
+        for (index, item) in due.enumerated() {
+            let progress = "[\(index + 1)/\(due.count)] chat \(item.chat)"
+            if dryRun {
+                let messages = try await services.preview.messages(chat: item.chat, dueAt: item.instant, formatter: .plain)
+                print("\(progress): \(messages.isEmpty ? "nobody is tracked" : WeekDescription.count(messages.count, "message"))")
+                for message in messages { print("\n" + message + "\n") }
+                continue
+            }
+            print("\(progress): posting…")
+            let outcome = await services.poster.post(chat: item.chat, dueAt: item.instant, force: force)
+            print("\(progress): \(Self.describe(outcome))")
+            if case .posted = outcome {} else if outcome != .alreadyPosted && outcome != .nobodyTracked { failed = true }
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    static func describe(_ outcome: WeeklyPostOutcome) -> String {
+        switch outcome {
+        case let .posted(messages, users): "posted \(WeekDescription.count(messages, "message")) for \(WeekDescription.count(users, "user"))"
+        case .alreadyPosted: "already posted this week (use --force to post again)"
+        case .nobodyTracked: "nobody is tracked; nothing to post"
+        case .inProgress: "another run is posting there right now"
+        case .chatGone: "the chat is gone or removed the bot; its weekly post is now off"
+        case .lastFMDown: "Last.fm failed for every user; nothing sent, try again later"
+        case .interrupted: "stopped part-way; run again to send the rest"
+        case .storageFailed: "the database could not be read or written"
+        }
+    }
+}
