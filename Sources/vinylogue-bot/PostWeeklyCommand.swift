@@ -20,7 +20,8 @@ struct PostWeeklyCommand: AsyncParsableCommand {
     @Flag(help: "Post again to chats whose post already went out this week.")
     var force = false
 
-    @Option(help: "Only this chat id.")
+    // Unconditional, so that a group's negative id is read as the value, not as a flag.
+    @Option(parsing: .unconditional, help: "Only this chat id (groups and channels have negative ids, e.g. -1001234567890).")
     var chat: Int64?
 
     func run() async throws {

@@ -81,18 +81,17 @@ struct BotHarness {
         rateLimits: RateLimitGuard.Limits = .init(),
         breakerClock: any Clock<Duration> = ContinuousClock(),
         delivery: ReplyDelivery.Policy = .init(),
-        configure: (inout BotConfiguration) -> Void = { _ in },
-        now: (@Sendable () -> Date)? = nil
+        now: (@Sendable () -> Date)? = nil,
+        weeklyMessageLength: Int = 4096
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
-        var configuration = configuration(admins: admins, rateLimits: rateLimits)
-        configure(&configuration)
         let assembly = BotAssembly(
-            configuration: configuration, lastFMTransport: transport, lastFMKey: Secret(Self.lastFMKey),
+            configuration: configuration(admins: admins, rateLimits: rateLimits), lastFMTransport: transport,
+            lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings
+                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength
             )
         )
         return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Throwback
 
 /// Runs the built `vinylogue-bot` executable the way a person would.
 enum Executable {
@@ -198,6 +199,47 @@ enum Executable {
         #expect(result.stderr.contains("Telegram polling failed"))
         #expect(!result.stderr.contains(token))
         #expect(!result.stderr.contains(BotHarness.lastFMKey))
+        await harness.stop()
+    }
+
+    @Test func theDemoConsoleShowsAWeeklyPost() async throws {
+        let result = try await Executable.run(["console", "--demo"], input: "track alice\ntrack bob\npostnow\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("This week one year ago"))
+        let post = try #require(result.stdout.range(of: "This week one year ago"))
+        let text = result.stdout[post.lowerBound...]
+        #expect(text.contains("alice") && text.contains("bob"))
+        #expect(text.range(of: "alice")!.lowerBound < text.range(of: "bob")!.lowerBound)
+        #expect(!text.contains("<b>"))
+    }
+
+    @Test func postWeeklyPostsOnceAWeekUnlessForcedAndDryRunSendsNothing() async throws {
+        let harness = try await BotHarness.start()
+        let chat: Int64 = -9500
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("vinylogue.sqlite").path
+        _ = try await BotStore(path: database).addToRoster(["alice", "bob"], chat: chat, limit: 50)
+        // Due every week from Sunday 12:01 UTC, just after the Last.fm week starts: due whenever this runs.
+        var environment = botEnvironment(harness.telegramURL, harness.lastFMURL, token: harness.telegram.token, key: BotHarness.lastFMKey, level: "warning")
+        environment["THROWBACK_CHAT_ID"] = "\(chat)"
+        environment["THROWBACK_SCHEDULE"] = "sun 12:01"
+        let run = { (arguments: [String]) in
+            try await Executable.start(arguments, in: directory, environment: environment).result()
+        }
+        let dry = try await run(["post-weekly", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("This week one year ago") && dry.stdout.contains("alice"))
+        #expect(await harness.telegram.calls("sendMessage").isEmpty)
+
+        let first = try await run(["post-weekly"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("chat \(chat): posted 1 message for 2 users"))
+        let again = try await run(["post-weekly"])
+        #expect(again.stdout.contains("No chat has a weekly post due"))
+        let forced = try await run(["post-weekly", "--force", "--chat", "\(chat)"])
+        #expect(forced.stdout.contains("posted 1 message"))
+        #expect(await harness.telegram.delivered.count == 2)
         await harness.stop()
     }
 }

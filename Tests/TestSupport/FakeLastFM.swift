@@ -25,6 +25,7 @@ public actor FakeLastFM {
     private var faults: [(method: String?, fault: Fault)] = []
     private var outage: Fault?
     private var privateUsers: Set<String> = []
+    private var failingUsers: Set<String> = []
     private var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var gates: [String: Gate] = [:]
     private var server: FakeHTTPServer?
@@ -83,6 +84,11 @@ public actor FakeLastFM {
     /// Makes `user`'s listening data private: charts answer error 17, as Last.fm does.
     public func setPrivate(_ user: String) {
         privateUsers.insert(user.lowercased())
+    }
+
+    /// Every request about `user` fails with error 8 ("operation failed"), retries included.
+    public func failAlways(user: String) {
+        failingUsers.insert(user.lowercased())
     }
 
     /// Every request gets `fault` until `endOutage()`.
@@ -145,6 +151,9 @@ public actor FakeLastFM {
         }
         guard let user, let fixture = users[user.lowercased()] else {
             return .json(#"{"error": 6, "message": "User not found"}"#)
+        }
+        if failingUsers.contains(user.lowercased()) {
+            return .json(#"{"error": 8, "message": "Operation failed - Most likely the backend service failed. Please try again."}"#, status: 500)
         }
         if privateUsers.contains(user.lowercased()), method != "user.getinfo" {
             return .json(#"{"error": 17, "message": "Login: User required to be logged in"}"#)

@@ -23,6 +23,8 @@ public struct BotAssembly: Sendable {
         public var lastFMRetry: RetryPolicy
         public var telegramRetry: RetryPolicy
         public var bot: BotService.Settings?
+        /// The longest message of a weekly post, in UTF-16 units: Telegram's 4096.
+        public var weeklyMessageLength: Int
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -32,7 +34,8 @@ public struct BotAssembly: Sendable {
             lastFMRequestsPerSecond: Int = 5,
             lastFMRetry: RetryPolicy = RetryPolicy(),
             telegramRetry: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
-            bot: BotService.Settings? = nil
+            bot: BotService.Settings? = nil,
+            weeklyMessageLength: Int = 4096
         ) {
             self.clock = clock
             self.breakerClock = breakerClock
@@ -42,6 +45,7 @@ public struct BotAssembly: Sendable {
             self.lastFMRetry = lastFMRetry
             self.telegramRetry = telegramRetry
             self.bot = bot
+            self.weeklyMessageLength = weeklyMessageLength
         }
     }
 
@@ -137,7 +141,10 @@ public struct BotAssembly: Sendable {
         let lastFM = lastFM(breaker: breaker, store: store)
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
-        let poster = WeeklyPoster(composer: composer, store: store, telegram: replies, now: options.now, logger: weeklyLogger)
+        let poster = WeeklyPoster(
+            composer: composer, store: store, telegram: replies, now: options.now,
+            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), logger: weeklyLogger
+        )
         let changes = ScheduleChanges()
         let weekly = WeeklyPostControls(
             calendar: calendar, changes: changes, posting: TelegramWeeklyPosting(poster: poster, now: options.now), now: options.now

@@ -36,13 +36,19 @@ public struct WeeklyPoster: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let locks = ChatLocks()
-    private let formatter = ChartFormatter.telegram
+    private let formatter: ChartFormatter
 
-    public init(composer: WeeklyPostComposer, store: BotStore, telegram: any TelegramClient, now: @escaping @Sendable () -> Date, logger: Logger) {
+    /// - Parameter formatter: Telegram HTML within 4096 units; tests pass a shorter limit to
+    ///   make a post take several messages.
+    public init(
+        composer: WeeklyPostComposer, store: BotStore, telegram: any TelegramClient, now: @escaping @Sendable () -> Date,
+        formatter: ChartFormatter = .telegram, logger: Logger
+    ) {
         self.composer = composer
         self.store = store
         self.telegram = telegram
         self.now = now
+        self.formatter = formatter
         self.logger = logger
     }
 
