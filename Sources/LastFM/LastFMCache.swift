@@ -1,4 +1,6 @@
 import Foundation
+import Networking
+import Synchronization
 
 /// Where cached Last.fm answers live. The in-memory store below is the default;
 /// a persistent store plugs in through the same port.
@@ -9,36 +11,42 @@ public protocol LastFMCacheStore: Sendable {
     func store(_ value: Data, forKey key: String, expiresAt: Date?) async
 }
 
-/// A process-lifetime cache.
+/// A process-lifetime store of encoded answers, bounded like every cache of the bot; for
+/// tools and tests that keep nothing across runs.
 public actor InMemoryLastFMCache: LastFMCacheStore {
-    private var entries: [String: (value: Data, expiresAt: Date?)] = [:]
+    private var entries: BoundedCache<String, Data>
 
-    public init() {}
+    public init(capacity: Int = 1024) {
+        entries = BoundedCache(capacity: capacity)
+    }
 
     public func value(forKey key: String, now: Date) -> Data? {
-        guard let entry = entries[key] else { return nil }
-        if let expiry = entry.expiresAt, expiry <= now {
-            entries[key] = nil
-            return nil
-        }
-        return entry.value
+        entries.value(forKey: key, at: now)
     }
 
     public func store(_ value: Data, forKey key: String, expiresAt: Date?) {
-        entries[key] = (value, expiresAt)
+        entries.set(value, forKey: key, expiresAt: expiresAt)
     }
 }
 
-/// Answers calls from a cache store where the call's policy allows it, and fills the store
-/// from the wrapped client otherwise. Errors are never cached here.
+/// Answers calls from a cache where the call's policy allows it, and fills the cache from
+/// the wrapped client otherwise. Errors are never cached.
+///
+/// Two tiers: decoded answers in a bounded in-memory cache, so that a warm call decodes
+/// nothing; behind it the store (SQLite in the bot), which keeps answers across restarts.
 public struct CachedLastFMClient: LastFMClient {
     private let base: any LastFMClient
     private let store: any LastFMCacheStore
+    private let memory: DecodedAnswers
     private let now: @Sendable () -> Date
 
-    public init(base: any LastFMClient, store: any LastFMCacheStore, now: @escaping @Sendable () -> Date = Date.init) {
+    /// - Parameter memoryCapacity: decoded answers kept in memory, least recently used first out.
+    public init(
+        base: any LastFMClient, store: any LastFMCacheStore, memoryCapacity: Int = 1024, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.base = base
         self.store = store
+        self.memory = DecodedAnswers(capacity: memoryCapacity)
         self.now = now
     }
 
@@ -48,11 +56,15 @@ public struct CachedLastFMClient: LastFMClient {
             return try await base.send(call)
         }
         let key = call.cacheKey
-        if let data = await store.value(forKey: key, now: now),
-           let cached = try? JSONDecoder().decode(Response.self, from: data) {
+        if let hit = memory.value(forKey: key, now: now) as? Response {
+            return hit
+        }
+        if let data = await store.value(forKey: key, now: now), let cached = try? JSONDecoder().decode(Response.self, from: data) {
+            memory.set(cached, forKey: key, expiresAt: expiry.date)
             return cached
         }
         let value = try await base.send(call)
+        memory.set(value, forKey: key, expiresAt: expiry.date)
         if let data = try? JSONEncoder().encode(value) {
             await store.store(data, forKey: key, expiresAt: expiry.date)
         }
@@ -71,6 +83,35 @@ public struct CachedLastFMClient: LastFMClient {
 
     struct Expiry {
         var date: Date?
+    }
+}
+
+/// The in-memory tier: decoded answers with their expiry, behind a mutex so that concurrent
+/// throwbacks share it without an actor hop.
+final class DecodedAnswers: Sendable {
+    private let cache: Mutex<BoundedCache<String, any Sendable>>
+
+    init(capacity: Int) {
+        cache = Mutex(BoundedCache(capacity: capacity))
+    }
+
+    func value(forKey key: String, now: Date) -> (any Sendable)? {
+        cache.withLock { $0.value(forKey: key, at: now) }
+    }
+
+    func set(_ value: any Sendable, forKey key: String, expiresAt: Date?) {
+        cache.withLock { $0.set(value, forKey: key, expiresAt: expiresAt) }
+    }
+}
+
+extension BoundedCache {
+    /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).
+    mutating func value(forKey key: Key, at date: Date) -> Value? {
+        value(forKey: key, now: .seconds(date.timeIntervalSince1970))
+    }
+
+    mutating func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
+        set(value, forKey: key, expiresAt: date.map { .seconds($0.timeIntervalSince1970) })
     }
 }
 

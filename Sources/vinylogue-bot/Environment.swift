@@ -14,15 +14,22 @@ struct Environment {
 
     static func load() async throws -> Environment {
         do {
-            let configuration = try await BotConfiguration.load()
+            let loaded = try BotConfiguration.load()
+            let configuration = loaded.configuration
             let level = configuration.logLevel
+            let format = configuration.logFormat
             let redactor = SecretRedactor(secrets: [configuration.telegramToken, configuration.lastFMAPIKey].compactMap { $0 })
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler: any LogHandler = switch format {
+                case .text: StreamLogHandler.standardError(label: label)
+                case .json: JSONLogHandler(label: label)
+                }
                 handler.logLevel = level
                 return RedactingLogHandler(handler, redactor: redactor)
             }
-            return Environment(configuration: configuration, logger: Logger(label: "vinylogue-bot"))
+            let logger = Logger(label: "vinylogue-bot")
+            for warning in loaded.warnings { logger.warning("\(warning)") }
+            return Environment(configuration: configuration, logger: logger)
         } catch let error as ConfigurationError {
             throw Environment.fail(error.description)
         } catch {

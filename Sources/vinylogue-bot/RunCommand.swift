@@ -14,6 +14,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
+        environment.logger.info("starting vinylogue-bot", metadata: ["configuration": "\(environment.configuration.summary)"])
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
         let assembly = try environment.assembly(demo: false)
         let store = try environment.openStore()

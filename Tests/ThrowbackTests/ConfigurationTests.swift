@@ -64,7 +64,7 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
 
     @Test(arguments: [
         ["ADMIN_USER_IDS": "1,bob"], ["THROWBACK_SCHEDULE": "someday"], ["THROWBACK_TIMEZONE": "Mars/Olympus"],
-        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["RATE_LIMIT_USER": "0"], ["RATE_LIMIT_USER": "15,45,3"], ["RATE_LIMIT_USER": "15,"], ["RATE_LIMIT_CHAT": "lots"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
+        ["POLL_TIMEOUT": "0"], ["LOG_LEVEL": "loud"], ["RATE_LIMIT_USER": "0"], ["RATE_LIMIT_USER": "15,45,3"], ["RATE_LIMIT_USER": "15,"], ["RATE_LIMIT_CHAT": "lots"], ["LOG_FORMAT": "xml"], ["HTTP_PORT": "70000"], ["TELEGRAM_API_URL": "ftp://x"], ["THROWBACK_CHAT_ID": "general"],
     ])
     func invalidValuesAreNamed(environment: [String: String]) {
         #expect {
@@ -72,5 +72,39 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         } throws: { error in
             "\(error)".contains(environment.keys.first!)
         }
+    }
+
+    @Test func theEnvironmentFileIsReadAsPeopleWriteIt() throws {
+        let contents = "# settings\r\nexport TELEGRAM_BOT_TOKEN=123:abc\r\nLASTFM_API_KEY=abc # my key\r\n"
+            + "THROWBACK_SCHEDULE=\"fri 18:30\"  # quoted\r\nDATABASE_PATH=/data/a#b.sqlite\r\n\r\nLOG_LEVEL = debug\r\n"
+        let parsed = EnvironmentFile.parse(contents)
+        #expect(parsed == [
+            "TELEGRAM_BOT_TOKEN": "123:abc", "LASTFM_API_KEY": "abc", "THROWBACK_SCHEDULE": "fri 18:30",
+            "DATABASE_PATH": "/data/a#b.sqlite", "LOG_LEVEL": "debug",
+        ])
+    }
+
+    @Test func aMisspeltKeyIsNamedWithASuggestionAndTheEnvironmentWins() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent(".env").path
+        try Data("LASTFM_APIKEY=abc\r\nLOG_LEVEL=debug\r\nPOLL_TIMEOUT=20\r\n".utf8).write(to: URL(fileURLWithPath: file))
+        let loaded = try BotConfiguration.load(environment: ["POLL_TIMEOUT": "30", "TELEGRAM_TOKEN": "x", "HOME": "/root"], environmentFile: file)
+        #expect(loaded.configuration.logLevel == .debug)
+        #expect(loaded.configuration.pollTimeout == 30)
+        #expect(loaded.configuration.lastFMAPIKey == nil)
+        #expect(loaded.warnings.count == 2)
+        #expect(loaded.warnings.contains { $0.contains("LASTFM_APIKEY") && $0.contains("did you mean LASTFM_API_KEY?") })
+        #expect(loaded.warnings.contains { $0.contains("TELEGRAM_TOKEN") && $0.contains("did you mean TELEGRAM_BOT_TOKEN?") })
+    }
+
+    @Test func theSummaryShowsSecretsOnlyAsSetOrUnset() throws {
+        let config = try load(["TELEGRAM_BOT_TOKEN": "123:very-secret", "LOG_FORMAT": "json", "HTTP_PORT": "9090"])
+        #expect(config.summary.contains("TELEGRAM_BOT_TOKEN=set"))
+        #expect(config.summary.contains("LASTFM_API_KEY=unset"))
+        #expect(config.summary.contains("HTTP_PORT=9090"))
+        #expect(!config.summary.contains("very-secret"))
+        #expect(config.logFormat == .json)
     }
 }

@@ -20,6 +20,17 @@ public struct BotConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Commands per Telegram user (a burst and a rate) and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
     public var rateLimits: RateLimitGuard.Limits
+    /// `LOG_FORMAT`: human-readable lines, or one JSON object a line for log shippers.
+    public var logFormat: LogFormat
+    /// `HTTP_PORT`: where `/healthz` and `/metrics` are served; nil keeps them off.
+    public var httpPort: Int?
+    /// `HTTP_HOST`: the address they are bound to.
+    public var httpHost: String
+
+    public enum LogFormat: String, Sendable {
+        case text
+        case json
+    }
 
     /// Every key at its default; `run` still needs a token and a key.
     public init(
@@ -27,7 +38,8 @@ public struct BotConfiguration: Sendable {
         lastFMAPIKey: Secret? = nil, lastFMAPIURL: URL = URL(string: "https://ws.audioscrobbler.com/2.0/")!,
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-        pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init()
+        pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
+        logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1"
     ) {
         self.telegramToken = telegramToken
         self.telegramAPIURL = telegramAPIURL
@@ -41,21 +53,47 @@ public struct BotConfiguration: Sendable {
         self.pollTimeout = pollTimeout
         self.logLevel = logLevel
         self.rateLimits = rateLimits
+        self.logFormat = logFormat
+        self.httpPort = httpPort
+        self.httpHost = httpHost
     }
 
     /// The keys whose values are secret.
     public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY"]
 
-    /// Reads the environment, then `.env` in the working directory if it exists.
-    public static func load() async throws -> BotConfiguration {
+    /// Every key this program reads, as `.env.example` lists them.
+    public static let keys = [
+        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "ADMIN_USER_IDS",
+        "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "COVER_CACHE_MB",
+    ]
+
+    /// A configuration and what was odd about it: keys that look like ours but are not.
+    public struct Loaded: Sendable {
+        public var configuration: BotConfiguration
+        /// One line each, for the log once it is set up.
+        public var warnings: [String]
+    }
+
+    /// Reads the environment, then `.env` in the working directory if it exists; the real
+    /// environment wins.
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment, environmentFile path: String = ".env"
+    ) throws -> Loaded {
+        let file = FileManager.default.contents(atPath: path).map { EnvironmentFile.parse(String(decoding: $0, as: UTF8.self)) } ?? [:]
         let secrets = SecretsSpecifier<String, String>.specific(secretKeys)
         let reader = ConfigReader(providers: [
-            EnvironmentVariablesProvider(secretsSpecifier: secrets),
-            try await EnvironmentVariablesProvider(
-                environmentFilePath: ".env", allowMissing: true, secretsSpecifier: secrets
-            ),
+            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: secrets),
+            EnvironmentVariablesProvider(environmentVariables: file, secretsSpecifier: secrets),
         ])
-        return try BotConfiguration(reader: reader)
+        let prefixes = Set(keys.map { String($0.prefix { $0 != "_" }) + "_" })
+        let suspicious = file.keys.map { ($0, path) }
+            + environment.keys.filter { key in prefixes.contains { key.hasPrefix($0) } }.map { ($0, "the environment") }
+        let warnings = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
+            let hint = EnvironmentFile.suggestion(for: key, among: keys).map { "; did you mean \($0)?" } ?? ""
+            return "\(key) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
+        }
+        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: warnings)
     }
 
     /// Reads and validates every key from `reader`.
@@ -130,6 +168,34 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "RATE_LIMIT_CHAT", value: "\(perChat)", expected: "commands per minute between 1 and 1000")
         }
         rateLimits = RateLimitGuard.Limits(user: user, chat: .init(burst: Int(perChat), perMinute: Int(perChat)))
+        let formatName = (text("log.format") ?? "text").lowercased()
+        guard let format = LogFormat(rawValue: formatName) else {
+            throw ConfigurationError.invalid(key: "LOG_FORMAT", value: formatName, expected: "text or json")
+        }
+        logFormat = format
+        if let port = try integer("http.port") {
+            guard (1...65535).contains(port) else {
+                throw ConfigurationError.invalid(key: "HTTP_PORT", value: "\(port)", expected: "a TCP port between 1 and 65535")
+            }
+            httpPort = Int(port)
+        } else {
+            httpPort = nil
+        }
+        httpHost = text("http.host") ?? "127.0.0.1"
+    }
+
+    /// One line with the effective configuration, secrets shown only as set or unset.
+    public var summary: String {
+        let secret = { (value: Secret?) in value == nil ? "unset" : "set" }
+        return [
+            "TELEGRAM_BOT_TOKEN=\(secret(telegramToken))", "TELEGRAM_API_URL=\(telegramAPIURL.absoluteString)",
+            "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
+            "DATABASE_PATH=\(databasePath)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
+            "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
+            "THROWBACK_TIMEZONE=\(timeZone.identifier)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
+            "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
+            "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
+        ].joined(separator: " ")
     }
 
     /// The Last.fm key, or an error that says how to set it.

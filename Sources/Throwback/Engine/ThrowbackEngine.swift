@@ -28,7 +28,7 @@ public struct ThrowbackEngine: Sendable {
 
     /// The user's weekly chart ranges: one call, or none when cached.
     public func history(of user: String) async throws -> WeekFinder {
-        WeekFinder(ranges: try await lastFM.weeklyChartList(user: user))
+        WeekFinder(sortedRanges: try await lastFM.weeklyChartList(user: user))
     }
 
     /// The throwback for `yearsAgo` years before `now`, from a history already fetched: one

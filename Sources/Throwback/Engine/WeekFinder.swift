@@ -19,6 +19,12 @@ public struct WeekFinder: Sendable {
         self.ranges = ranges.sorted()
     }
 
+    /// Ranges already oldest first, as `weeklyChartList` returns them: nothing is copied or
+    /// scanned, so that a warm throwback costs a binary search of a long history.
+    public init(sortedRanges: [WeeklyChartRange]) {
+        self.ranges = sortedRanges
+    }
+
     /// The same instant `years` years before `now` (29 February falls back to the 28th).
     public static func date(yearsBefore now: Date, years: Int) -> Date {
         utc.date(byAdding: .year, value: -years, to: now) ?? now

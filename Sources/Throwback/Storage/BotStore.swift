@@ -12,6 +12,8 @@ public struct BotStore: Sendable {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // The bot reads little at a time; each reader connection costs memory.
+        configuration.maximumReaderCount = 2
         try self.init(writer: try DatabasePool(path: path, configuration: configuration))
     }
 

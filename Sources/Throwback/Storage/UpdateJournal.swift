@@ -45,23 +45,19 @@ public struct UpdateJournal: Sendable {
         }
         let forgetBefore = now().addingTimeInterval(-memory)
         return try await store.database.write { db in
+            // Cached statements: this runs for every poll, the hot path of the bot.
+            let handled = try db.cachedStatement(sql: "SELECT 1 FROM handledUpdate WHERE identity = ?")
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)")
             var fresh: [Update] = []
             for (update, row) in rows {
-                let handled = try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM handledUpdate WHERE identity = ?", arguments: [row.identity]
-                ) ?? false
-                guard !handled else { continue }
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)",
-                    arguments: [row.identity, row.payload]
-                )
+                guard try Bool.fetchOne(handled, arguments: [row.identity]) != true else { continue }
+                try insert.execute(arguments: [row.identity, row.payload])
                 if db.changesCount > 0 { fresh.append(update) }
             }
-            try db.execute(
-                sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset",
-                arguments: [nextOffset]
-            )
-            try db.execute(sql: "DELETE FROM handledUpdate WHERE handledAt < ?", arguments: [forgetBefore])
+            try db.cachedStatement(
+                sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
+            ).execute(arguments: [nextOffset])
+            try db.cachedStatement(sql: "DELETE FROM handledUpdate WHERE handledAt < ?").execute(arguments: [forgetBefore])
             return fresh
         }
     }
@@ -87,10 +83,9 @@ public struct UpdateJournal: Sendable {
         guard let identity = update.identity else { return }
         let handledAt = now()
         try await store.database.write { db in
-            try db.execute(sql: "DELETE FROM inboxEntry WHERE identity = ?", arguments: [identity])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)", arguments: [identity, handledAt]
-            )
+            try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")
+                .execute(arguments: [identity, handledAt])
         }
     }
 

@@ -1,0 +1,68 @@
+/// Reads a `.env` file the way people write them: Windows line endings, `export KEY=value`,
+/// quoted values, and `# comments` after a value. The result feeds swift-configuration's
+/// environment provider, which keeps secrets redacted.
+public enum EnvironmentFile {
+    /// The variables in `contents`; later lines win.
+    public static func parse(_ contents: String) -> [String: String] {
+        var variables: [String: String] = [:]
+        for rawLine in contents.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+            var line = rawLine.trimmingWhitespace()
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            if line.hasPrefix("export ") || line.hasPrefix("export\t") { line = line.dropFirst(7).trimmingWhitespace() }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingWhitespace()
+            guard !key.isEmpty else { continue }
+            variables[String(key)] = value(line[line.index(after: equals)...].trimmingWhitespace())
+        }
+        return variables
+    }
+
+    /// A value without its quotes, or without a trailing ` # comment` when unquoted.
+    private static func value(_ text: Substring) -> String {
+        if let quote = text.first, quote == "\"" || quote == "'" {
+            let rest = text.dropFirst()
+            if let end = rest.firstIndex(of: quote) { return String(rest[..<end]) }
+            return String(text)
+        }
+        // A `#` starts a comment only after whitespace, so `abc#1` keeps its `#`.
+        var previous: Character = " "
+        for index in text.indices {
+            if text[index] == "#", previous == " " || previous == "\t" {
+                return String(text[..<index].trimmingWhitespace())
+            }
+            previous = text[index]
+        }
+        return String(text)
+    }
+
+    /// A near miss among `known` for an unknown key, for "did you mean" hints.
+    public static func suggestion(for key: String, among known: [String]) -> String? {
+        let candidates = known.map { (name: $0, distance: editDistance(key.uppercased(), $0)) }
+        guard let best = candidates.min(by: { $0.distance < $1.distance }), best.distance <= max(3, key.count / 3) else { return nil }
+        return best.name
+    }
+
+    /// Levenshtein distance, by Unicode scalar.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        guard !a.isEmpty else { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Builds the release `vinylogue-bot` binaries to measure: this checkout's, and any git
+/// ref's, each in a scratch folder of its own.
+struct Builds {
+    /// The package root: the folder with the `Package.swift` of vinylogue-bot.
+    let root: URL
+
+    /// Finds the package root above the current directory or above this executable (which
+    /// `swift run` runs from `.build/<configuration>/`).
+    static func findRoot() throws -> Builds {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
+        for start in [here, executable?.deletingLastPathComponent()].compactMap({ $0 }) {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                let manifest = folder.appendingPathComponent("Package.swift")
+                if let text = try? String(contentsOf: manifest, encoding: .utf8), text.contains(#"name: "vinylogue-bot""#) {
+                    return Builds(root: folder)
+                }
+                folder.deleteLastPathComponent()
+            }
+        }
+        throw LoadError("cannot find the vinylogue-bot package: run this from the repository root")
+    }
+
+    /// `.build/release/vinylogue-bot`, built (or brought up to date) first.
+    func currentBinary() async throws -> URL {
+        log("building the current vinylogue-bot (release)…")
+        try await run(["swift", "build", "-c", "release", "--package-path", root.path, "--product", "vinylogue-bot"])
+        return root.appendingPathComponent(".build/release/vinylogue-bot")
+    }
+
+    /// The release binary of `ref`, from `.build-compare/<ref>/`: its sources (from
+    /// `git archive`, so the working tree is never touched) and its own scratch path. Built
+    /// once per commit; if the ref now names another commit (a branch that moved), it is
+    /// extracted and built again.
+    func binary(at ref: String) async throws -> (binary: URL, commit: String) {
+        let commit = try await output(["git", "-C", root.path, "rev-parse", "--verify", "\(ref)^{commit}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = root.appendingPathComponent(".build-compare/\(Self.folderName(ref))")
+        let source = folder.appendingPathComponent("src")
+        let scratch = folder.appendingPathComponent("build")
+        let binary = scratch.appendingPathComponent("release/vinylogue-bot")
+        let stamp = folder.appendingPathComponent("commit")
+        let extracted = (try? String(contentsOf: stamp, encoding: .utf8)) == commit
+        if extracted && FileManager.default.isExecutableFile(atPath: binary.path) {
+            log("reusing \(relative(binary)) (\(commit.prefix(12)))")
+            return (binary, commit)
+        }
+        if !extracted {
+            log("extracting \(ref) (\(commit.prefix(12))) into \(relative(source))…")
+            try? FileManager.default.removeItem(at: source)
+            try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+            try await extract(commit, into: source)
+            try Data(commit.utf8).write(to: stamp)
+        }
+        log("building \(ref) (release) in \(relative(scratch)); the first time takes several minutes…")
+        try await run([
+            "swift", "build", "-c", "release", "--package-path", source.path, "--scratch-path", scratch.path, "--product", "vinylogue-bot",
+        ])
+        return (binary, commit)
+    }
+
+    /// A ref as a folder name: `origin/main` → `origin_main`.
+    static func folderName(_ ref: String) -> String {
+        String(ref.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+    }
+
+    func relative(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let prefix = root.standardizedFileURL.path + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// `git archive <commit> | tar -x -C <folder>`.
+    private func extract(_ commit: String, into folder: URL) async throws {
+        let pipe = Pipe()
+        let git = Self.tool(["git", "-C", root.path, "archive", "--format=tar", commit])
+        git.standardOutput = pipe
+        let tar = Self.tool(["tar", "-x", "-C", folder.path])
+        tar.standardInput = pipe
+        try tar.run()
+        try git.run()
+        // Only the children hold the pipe now: tar sees the end of input when git exits.
+        try pipe.fileHandleForReading.close()
+        try pipe.fileHandleForWriting.close()
+        for (name, process) in [("git archive", git), ("tar", tar)] {
+            let status = await Self.wait(process)
+            if status != 0 { throw LoadError("\(name) failed (exit status \(status))") }
+        }
+    }
+
+    /// Runs a tool from `PATH`, its output going to our stderr so that progress shows but
+    /// never mixes with the results on stdout.
+    private func run(_ arguments: [String]) async throws {
+        let process = Self.tool(arguments)
+        process.standardOutput = FileHandle.standardError
+        try process.run()
+        let status = await Self.wait(process)
+        if status != 0 { throw LoadError("`\(arguments.prefix(3).joined(separator: " "))…` failed (exit status \(status))") }
+    }
+
+    /// Runs a tool and returns its stdout.
+    private func output(_ arguments: [String]) async throws -> String {
+        let process = Self.tool(arguments)
+        let file = try temporaryDirectory("output").appendingPathComponent("stdout")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        process.standardOutput = handle
+        try process.run()
+        try handle.close()
+        let status = await Self.wait(process)
+        if status != 0 { throw LoadError("`\(arguments.joined(separator: " "))` failed (exit status \(status))") }
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
+    private static func tool(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        return process
+    }
+
+    /// Waits on a thread of its own: a build takes minutes, and blocking one of Swift's few
+    /// cooperative threads that long would stall everything else.
+    private static func wait(_ process: Process) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+}
+
+/// Progress, on stderr: stdout carries only the results.
+func log(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Formatting of the results: aligned two-column reports and side-by-side tables.
+enum Report {
+    /// `label  value` lines with the values aligned.
+    static func lines(_ rows: [(String, String)]) -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+
+    /// A table with a header row; the first column left-aligned, the others right-aligned.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.indices.map { column in
+                let cell = row[column]
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + pad : pad + cell
+            }.joined(separator: "   ")
+        }.map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    static func milliseconds(_ duration: Duration, digits: Int = 2) -> String {
+        fixed(duration / .milliseconds(1), digits: digits) + " ms"
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        fixed(duration / .seconds(1), digits: 1) + " s"
+    }
+
+    /// Bytes as MiB, the unit of `/proc`'s kB fields scaled by 1024.
+    static func mebibytes(_ bytes: Int) -> String {
+        fixed(Double(bytes) / 1_048_576, digits: 1) + " MiB"
+    }
+
+    static func fixed(_ value: Double, digits: Int) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+
+    /// "none", or "sendMessage 429: 3, …".
+    static func counts(_ counts: [String: Int]) -> String {
+        counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+    }
+
+    /// The child's stderr, if it wrote anything: at LOG_LEVEL=error, anything there is news.
+    static func stderr(_ lines: [String], of name: String) -> String? {
+        lines.isEmpty ? nil : "\(name) wrote to stderr (last \(lines.count) lines):\n" + lines.map { "    " + $0 }.joined(separator: "\n")
+    }
+}
+
+extension ThrowbackLoad.Result {
+    var rows: [(String, String)] {
+        [
+            ("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate)),
+            ("idle RSS", Report.mebibytes(idleRSS)),
+            ("peak RSS", Report.mebibytes(peakRSS)),
+            ("peak − idle", Report.mebibytes(peakRSS - idleRSS)),
+            ("time to first getUpdates", Report.milliseconds(timeToFirstPoll, digits: 0)),
+            ("Last.fm requests while warm", "\(lastFMWhileWarm)" + (lastFMWhileWarm == 0 ? "" : "  (expected 0: the cache should answer)")),
+            ("replies received", "\(replies) of \(updates)" + (duplicates > 0 ? ", and \(duplicates) sent twice" : "")),
+            ("measured phase", "\(Report.seconds(measuredWall)) (\(Report.fixed(Double(replies) / max(0.001, measuredWall / .seconds(1)), digits: 1)) replies/s; the flood limit allows 30)"),
+            ("refused by the fake Telegram", Report.counts(refusals)),
+            ("after SIGTERM", exit),
+        ]
+    }
+}
+
+extension WeeklyLoad.Result {
+    var rows: [(String, String)] {
+        let ratio = floor > .zero ? Report.fixed(wall / floor, digits: 2) : "n/a (floor is 0)"
+        return [
+            ("tracked users", "\(users)"),
+            ("Last.fm requests", "\(totalLastFMRequests) (\(Report.counts(lastFMRequests)))"),
+            ("messages sent", "\(messages)"),
+            ("wall time (spawn to exit)", Report.seconds(wall)),
+            ("floor set by the limits", "\(Report.seconds(floor))  (max(0, R−5)/5 s for Last.fm + max(0, M−1) s for Telegram)"),
+            ("time / floor", ratio),
+            ("CPU (user+system)", Report.milliseconds(cpu, digits: 0)),
+            ("refused by the fake Telegram", Report.counts(refusals)),
+            ("child", exit),
+        ]
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import TestSupport
+
+/// One measurement of `vinylogue-bot run` under a burst of throwback requests.
+///
+/// The child starts on a fresh database; `warmUp` requests fill its Last.fm cache (one user,
+/// one week), then `updates` more requests arrive at once, each from a user and private chat
+/// of its own, so that per-user and per-chat rate limits never apply and only the bot's own
+/// work and Telegram's overall flood limit (30 messages a second) set the pace.
+struct ThrowbackLoad {
+    var binary: URL
+    var updates: Int
+    var warmUp: Int
+    /// Printed as the measurement goes, so a long run shows where it is.
+    var progress: @Sendable (String) -> Void = { _ in }
+
+    static let command = "/tb alice 3"
+    /// The first user (and private chat) id; each request takes the next one.
+    private static let firstUserID: Int64 = 7_000_001
+
+    struct Result {
+        var updates: Int
+        var cpuPerUpdate: Duration
+        var idleRSS: Int
+        var peakRSS: Int
+        var timeToFirstPoll: Duration
+        var lastFMWhileWarm: Int
+        /// Measured requests answered (distinct chats that got a reply).
+        var replies: Int
+        /// Replies beyond one per request: a message sent twice.
+        var duplicates: Int
+        var measuredWall: Duration
+        /// Calls the fake refused on Telegram's rules (429 flood control, 400 bad HTML, …).
+        var refusals: [String: Int]
+        var exit: String
+        var stderrTail: [String]
+    }
+
+    func run() async throws -> Result {
+        let directory = try temporaryDirectory("throwbacks")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fakes = try await Fakes.start { lastFM in
+            // About 15 years of weeks, as a long-time scrobbler has, so the chart list is
+            // as large to decode and search as a real one.
+            await lastFM.addUser("alice", ranges: Fakes.weeklyRanges(weeks: 15 * 53))
+            let from = Fakes.weekStart(yearsBefore: Date(), years: 3)
+            await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
+        }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(binary, ["run"], environment: fakes.childEnvironment(["POLL_TIMEOUT": "50"]), in: directory)
+        } catch {
+            await fakes.stop()
+            throw LoadError("could not start \(binary.path): \(error)")
+        }
+        do {
+            let result = try await measure(child, fakes)
+            await fakes.stop()
+            return result
+        } catch {
+            child.terminate()
+            _ = await child.waitForExit(timeout: .seconds(10))
+            await fakes.stop()
+            throw LoadError("\(error)" + Self.tail(child.stderrTail()))
+        }
+    }
+
+    private func measure(_ child: ChildProcess, _ fakes: Fakes) async throws -> Result {
+        let telegram = fakes.telegram
+        let polling = await poll(timeout: .seconds(60), every: .milliseconds(2)) {
+            await !telegram.calls("getUpdates").isEmpty || child.exited != nil
+        }
+        if let exit = child.exited { throw LoadError("the bot ended before it polled (\(exit.description))") }
+        guard polling else { throw LoadError("the bot did not poll Telegram within a minute") }
+        let timeToFirstPoll = ContinuousClock.now - child.spawnedAt
+
+        progress("warm-up: \(warmUp) requests")
+        var nextUser = Self.firstUserID
+        try await send(warmUp, from: &nextUser, fakes, child, expecting: warmUp)
+        // Idle: the burst is answered and the caches are full; what the bot holds now is
+        // what it holds between bursts.
+        try await Task.sleep(for: .seconds(2))
+        guard let idleRSS = child.residentBytes else { throw LoadError("cannot read /proc/\(child.pid)/status") }
+
+        progress("measured: \(updates) requests")
+        let measuredUsers = nextUser..<(nextUser + Int64(updates))
+        let sentBefore = await fakes.sentMessages().count
+        let lastFMBefore = await fakes.lastFM.count()
+        guard let cpuBefore = child.cpuTime else { throw LoadError("cannot read /proc/\(child.pid)/stat") }
+        let start = ContinuousClock.now
+        try await send(updates, from: &nextUser, fakes, child, expecting: sentBefore + updates, failIfIncomplete: false)
+        let measuredWall = ContinuousClock.now - start
+        guard let cpuAfter = child.cpuTime, let peakRSS = child.peakResidentBytes else {
+            throw LoadError("the bot ended during the measured phase")
+        }
+        let lastFMAfter = await fakes.lastFM.count()
+
+        let answered = await fakes.sentMessages().compactMap(\.chatID).filter { measuredUsers.contains($0) }
+        let refusals = await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+        child.terminate()
+        let exit = await child.waitForExit(timeout: .seconds(15))
+        return Result(
+            updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates), idleRSS: idleRSS, peakRSS: peakRSS,
+            timeToFirstPoll: timeToFirstPoll, lastFMWhileWarm: lastFMAfter - lastFMBefore,
+            replies: Set(answered).count, duplicates: answered.count - Set(answered).count, measuredWall: measuredWall,
+            refusals: refusals, exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)",
+            stderrTail: child.stderrTail()
+        )
+    }
+
+    /// Queues `count` requests at once, each from a new user in that user's private chat, and
+    /// waits until Telegram has accepted `expecting` messages in all.
+    ///
+    /// The wait allows three times what the flood limit needs, plus a minute: enough for a
+    /// slow machine, short enough that a bot that lost requests is reported, not waited for.
+    private func send(
+        _ count: Int, from nextUser: inout Int64, _ fakes: Fakes, _ child: ChildProcess, expecting: Int, failIfIncomplete: Bool = true
+    ) async throws {
+        for _ in 0..<count {
+            await fakes.telegram.pushMessage(Self.command, chatID: nextUser, chatType: "private", userID: nextUser)
+            nextUser += 1
+        }
+        let done = await poll(timeout: .seconds(60 + count / 10), every: .milliseconds(50)) {
+            await fakes.sentMessages().count >= expecting || child.exited != nil
+        }
+        if let exit = child.exited { throw LoadError("the bot ended while answering (\(exit.description))") }
+        if !done && failIfIncomplete {
+            throw LoadError("only \(await fakes.sentMessages().count) of \(expecting) replies arrived in time")
+        }
+    }
+
+    static func tail(_ lines: [String]) -> String {
+        lines.isEmpty ? "" : "\nlast lines of the bot's stderr:\n" + lines.map { "  " + $0 }.joined(separator: "\n")
+    }
+}
+
+/// A measurement that could not be completed, with what went wrong.
+struct LoadError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A new empty directory under the system's temporary directory.
+func temporaryDirectory(_ purpose: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vinylogue-load-\(purpose)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+
+/// A load benchmark of the release `vinylogue-bot` binary, run as a child process against
+/// the project's HTTP fakes of Telegram and Last.fm on 127.0.0.1. Run it from the
+/// repository root:
+///
+///     swift run -c release vinylogue-load throwbacks
+///     swift run -c release vinylogue-load throwbacks --compare 7d75a0a
+///     swift run -c release vinylogue-load weekly
+///
+/// It is a benchmark, not a test: it reports figures and asserts nothing.
+@main
+struct VinylogueLoad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vinylogue-load",
+        abstract: "Measure the release vinylogue-bot binary against local fakes of Telegram and Last.fm.",
+        discussion: """
+            Run it from the repository root, e.g. `swift run -c release vinylogue-load throwbacks --compare 7d75a0a`. \
+            Progress goes to stderr, results to stdout. On a shared machine absolute figures are noisy: \
+            compare two builds in one run (--compare) and report the ratio.
+            """,
+        subcommands: [Throwbacks.self, Weekly.self]
+    )
+}
+
+/// The binary to measure: `--binary`, or this checkout's release build.
+struct BinaryOption: ParsableArguments {
+    @Option(help: "The vinylogue-bot binary to measure (default: build .build/release/vinylogue-bot).")
+    var binary: String?
+
+    func resolve(_ builds: Builds) async throws -> URL {
+        guard let binary else { return try await builds.currentBinary() }
+        let url = URL(fileURLWithPath: binary)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw ValidationError("\(binary) is not an executable file.") }
+        return url
+    }
+}
+
+/// `vinylogue-load throwbacks`: CPU, memory and cache behaviour of `vinylogue-bot run`
+/// under a burst of throwback requests.
+struct Throwbacks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time `vinylogue-bot run` answering a burst of /tb requests from distinct users.",
+        discussion: """
+            The bot starts on a fresh database. --warm requests fill its Last.fm cache, then -n requests \
+            arrive at once, each from a new user in a private chat. The bot keeps to Telegram's flood limit \
+            of 30 messages a second, so 2000 requests take a little over a minute.
+            """
+    )
+
+    @Option(name: .customShort("n"), help: "Requests in the measured phase.")
+    var updates = 2000
+
+    @Option(help: "Requests to warm up with, answered before measuring.")
+    var warm = 50
+
+    @OptionGroup var binary: BinaryOption
+
+    @Option(help: "Also build this git ref (in .build-compare/) and measure both binaries, alternating.")
+    var compare: String?
+
+    @Option(help: "Rounds of the comparison; each measures both binaries.")
+    var rounds = 2
+
+    func validate() throws {
+        guard updates >= 1, warm >= 1 else { throw ValidationError("-n and --warm must be at least 1.") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+    }
+
+    func run() async throws {
+        let builds = try Builds.findRoot()
+        if let compare {
+            // The ref first: its build is the long one, and it fails early on a bad ref.
+            let (refBinary, commit) = try await builds.binary(at: compare)
+            let current = try await binary.resolve(builds)
+            let label = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
+            print(try await Comparison(
+                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds
+            ).run())
+            return
+        }
+        let current = try await binary.resolve(builds)
+        let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, progress: { log($0) }).run()
+        print("throwbacks: \(updates) requests after \(warm) to warm up, \(builds.relative(current))")
+        print(Report.lines(result.rows))
+        if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
+    }
+}
+
+/// `vinylogue-load weekly`: one cold weekly post, timed against the APIs' limits.
+struct Weekly: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time `vinylogue-bot post-weekly` for one chat with a roster, on a cold cache.",
+        discussion: """
+            The floor is what Last.fm's limit (5 requests a second after a burst of 5) and Telegram's \
+            (one message a second per chat) allow at best; time/floor near 1 means the limits, not the bot, set the pace.
+            """
+    )
+
+    @Option(help: "Tracked users on the chat's roster.")
+    var users = 25
+
+    @OptionGroup var binary: BinaryOption
+
+    func validate() throws {
+        guard (1...500).contains(users) else { throw ValidationError("--users must be between 1 and 500.") }
+    }
+
+    func run() async throws {
+        let builds = try Builds.findRoot()
+        let current = try await binary.resolve(builds)
+        log("post-weekly for \(users) users…")
+        let result = try await WeeklyLoad(binary: current, users: users).run()
+        print("weekly: a cold post for \(users) tracked users, \(builds.relative(current))")
+        print(Report.lines(result.rows))
+        let output = result.stdout.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+        if !output.isEmpty { print("post-weekly printed:\n" + output) }
+        if let text = Report.stderr(result.stderrTail, of: "post-weekly") { print(text) }
+    }
+}
