@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "vinylogue-bot", targets: ["vinylogue-bot"]),
+        .library(name: "Networking", targets: ["Networking"]),
         .library(name: "LastFM", targets: ["LastFM"]),
         .library(name: "Telegram", targets: ["Telegram"]),
         .library(name: "Throwback", targets: ["Throwback"]),
@@ -21,12 +22,16 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         // Shared plumbing for both API clients: the HTTP transport port, backoff, token buckets, redaction.
         .target(
             name: "Networking",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CCurl", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
         // libcurl (Debian's libcurl4-openssl-dev), called directly by CurlTransport.
         .systemLibrary(
@@ -56,9 +61,23 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // Health and metrics over HTTP, for operators.
+        .target(
+            name: "Operations",
+            dependencies: [
+                "Throwback",
+                "Networking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "vinylogue-bot",
             dependencies: [
+                "Operations",
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",
                 "LastFM",
                 "Telegram",
@@ -89,6 +108,15 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        // A load benchmark of the release binary against those fakes (not a test):
+        // `swift run -c release vinylogue-load throwbacks --compare <git-ref>` from the repository root.
+        .executableTarget(
+            name: "vinylogue-load",
+            dependencies: [
+                "TestSupport", "Throwback", "LastFM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "NetworkingTests", dependencies: [
             "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
@@ -105,8 +133,9 @@ let package = Package(
         ]),
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
+            "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ],
     swiftLanguageModes: [.v6]

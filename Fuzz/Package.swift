@@ -7,6 +7,9 @@ import PackageDescription
 
 let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzTelegram", "FuzzFormatter", "FuzzCallbackData"]
 
+// The bot's library products. `Networking` (HTTPTransport, Secret) is not one of them: the
+// harnesses import it as the module that these products build anyway. Once the main package
+// offers a `Networking` product, list it here too.
 let bot: [Target.Dependency] = [
     .product(name: "Telegram", package: "vinylogue-bot"),
     .product(name: "LastFM", package: "vinylogue-bot"),
@@ -24,7 +27,9 @@ let package = Package(
     targets: [
         // What the harnesses share: the blocking bridge, the byte reader, the canned transport,
         // and the invariant checks.
-        .target(name: "FuzzSupport", dependencies: bot + [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "FuzzSupport", dependencies: bot + ["FuzzDriver", .product(name: "Logging", package: "swift-log")]),
+        // libFuzzer's driver, started from each harness's entry point (see FuzzDriver.h).
+        .target(name: "FuzzDriver"),
     ] + harnesses.map { name in
         .executableTarget(name: name, dependencies: bot + ["FuzzSupport"])
     },

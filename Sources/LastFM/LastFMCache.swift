@@ -39,15 +39,18 @@ public struct CachedLastFMClient: LastFMClient {
     private let store: any LastFMCacheStore
     private let memory: DecodedAnswers
     private let now: @Sendable () -> Date
+    private let metrics: BotMetrics
 
     /// - Parameter memoryCapacity: decoded answers kept in memory, least recently used first out.
     public init(
-        base: any LastFMClient, store: any LastFMCacheStore, memoryCapacity: Int = 1024, now: @escaping @Sendable () -> Date = Date.init
+        base: any LastFMClient, store: any LastFMCacheStore, memoryCapacity: Int = 1024, now: @escaping @Sendable () -> Date = Date.init,
+        metrics: BotMetrics = .none
     ) {
         self.base = base
         self.store = store
         self.memory = DecodedAnswers(capacity: memoryCapacity)
         self.now = now
+        self.metrics = metrics
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
@@ -57,18 +60,26 @@ public struct CachedLastFMClient: LastFMClient {
         }
         let key = call.cacheKey
         if let hit = memory.value(forKey: key, now: now) as? Response {
+            count("memory")
             return hit
         }
         if let data = await store.value(forKey: key, now: now), let cached = try? JSONDecoder().decode(Response.self, from: data) {
             memory.set(cached, forKey: key, expiresAt: expiry.date)
+            count("store")
             return cached
         }
+        count("miss")
         let value = try await base.send(call)
         memory.set(value, forKey: key, expiresAt: expiry.date)
         if let data = try? JSONEncoder().encode(value) {
             await store.store(data, forKey: key, expiresAt: expiry.date)
         }
         return value
+    }
+
+    /// `vinylogue_lastfm_cache_total`: a hit in memory, a hit in the store, or a miss.
+    private func count(_ result: String) {
+        metrics.increment("vinylogue_lastfm_cache_total", [("result", result)])
     }
 
     /// `nil` when the answer must not be cached; `.some(nil)` when it can be kept forever.
@@ -119,8 +130,9 @@ extension LastFMClient {
     /// Serves repeat calls from `store`: past weeks forever, the chart list until the next week.
     public func cached(
         in store: any LastFMCacheStore = InMemoryLastFMCache(),
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init,
+        metrics: BotMetrics = .none
     ) -> CachedLastFMClient {
-        CachedLastFMClient(base: self, store: store, now: now)
+        CachedLastFMClient(base: self, store: store, now: now, metrics: metrics)
     }
 }

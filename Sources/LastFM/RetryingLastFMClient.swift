@@ -8,12 +8,14 @@ public struct RetryingLastFMClient: LastFMClient {
     private let policy: RetryPolicy
     private let clock: ElapsedClock
     private let logger: Logger
+    private let metrics: BotMetrics
 
-    public init(base: any LastFMClient, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger) {
+    public init(base: any LastFMClient, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger, metrics: BotMetrics = .none) {
         self.base = base
         self.policy = policy
         self.clock = ElapsedClock(clock)
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
@@ -22,7 +24,8 @@ public struct RetryingLastFMClient: LastFMClient {
             delay: { error, attempt in
                 (error as? LastFMError)?.isRetryable == true ? policy.delay(beforeRetry: attempt) : nil
             },
-            willRetry: { _, attempt, delay in
+            willRetry: { [metrics] _, attempt, delay in
+                metrics.increment("vinylogue_retries_total", [("api", "lastfm")])
                 logger.info("retrying Last.fm call", metadata: ["method": "\(call.method)", "attempt": "\(attempt)", "delay": "\(delay)"])
             },
             operation: { try await base.send(call) }
@@ -35,8 +38,9 @@ extension LastFMClient {
     public func retrying(
         _ policy: RetryPolicy = RetryPolicy(),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "lastfm")
+        logger: Logger = Logger(label: "lastfm"),
+        metrics: BotMetrics = .none
     ) -> RetryingLastFMClient {
-        RetryingLastFMClient(base: self, policy: policy, clock: clock, logger: logger)
+        RetryingLastFMClient(base: self, policy: policy, clock: clock, logger: logger, metrics: metrics)
     }
 }

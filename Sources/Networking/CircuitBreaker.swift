@@ -15,13 +15,18 @@ public actor CircuitBreaker {
     private var failures = 0
     private var openedAt: Duration?
     private var trialRunning = false
-    private var observers: [@Sendable (State) -> Void] = []
+    private let onChange: @Sendable (State) -> Void
     private var reported = State.closed
 
-    public init(failureThreshold: Int = 3, cooldown: Duration = .seconds(60), clock: any Clock<Duration> = ContinuousClock()) {
+    /// - Parameter onChange: told of each change between closed and open, for metrics and logs.
+    public init(
+        failureThreshold: Int = 3, cooldown: Duration = .seconds(60), clock: any Clock<Duration> = ContinuousClock(),
+        onChange: @escaping @Sendable (State) -> Void = { _ in }
+    ) {
         self.failureThreshold = max(1, failureThreshold)
         self.cooldown = cooldown
         self.clock = ElapsedClock(clock)
+        self.onChange = onChange
     }
 
     /// The state now; an open breaker turns half-open once its cooldown has passed.
@@ -66,16 +71,10 @@ public actor CircuitBreaker {
         trialRunning = false
     }
 
-    /// Calls `observer` with each change between closed and open (for metrics and logs).
-    public func observe(_ observer: @escaping @Sendable (State) -> Void) {
-        observers.append(observer)
-        observer(reported)
-    }
-
     private func report() {
         let now: State = openedAt == nil ? .closed : .open
         guard now != reported else { return }
         reported = now
-        for observer in observers { observer(now) }
+        onChange(now)
     }
 }

@@ -45,19 +45,22 @@ public struct LongPoller: AsyncSequence, Sendable {
     private let clock: ElapsedClock
     private let logger: Logger
     private let onBatch: @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update]
+    private let onPoll: @Sendable () -> Void
 
     /// - Parameters:
     ///   - initialOffset: where to resume, e.g. from storage; `nil` takes what Telegram holds.
     ///   - onBatch: called with each batch, and the offset that will confirm it, before the
     ///     next poll confirms it, so that both can be stored first. It returns the updates to
     ///     yield: those not seen before.
+    ///   - onPoll: called after every poll Telegram answered, with updates or without.
     public init(
         client: any TelegramClient,
         configuration: Configuration = Configuration(),
         initialOffset: Int64? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "telegram.poller"),
-        onBatch: @escaping @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch }
+        onBatch: @escaping @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch },
+        onPoll: @escaping @Sendable () -> Void = {}
     ) {
         self.client = client
         self.configuration = configuration
@@ -65,6 +68,7 @@ public struct LongPoller: AsyncSequence, Sendable {
         self.clock = ElapsedClock(clock)
         self.logger = logger
         self.onBatch = onBatch
+        self.onPoll = onPoll
     }
 
     public func makeAsyncIterator() -> Iterator {
@@ -97,6 +101,7 @@ public struct LongPoller: AsyncSequence, Sendable {
                     allowedUpdates: configuration.allowedUpdates,
                     requestTimeout: .seconds(configuration.timeout) + configuration.requestTimeoutMargin
                 )
+                poller.onPoll()
                 if failures > 0 { poller.logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
                 failures = 0
                 // Every update counts, even one whose id is lower than before: Telegram

@@ -9,12 +9,14 @@ public struct RetryingTelegramClient: TelegramClient {
     private let policy: RetryPolicy
     private let clock: ElapsedClock
     private let logger: Logger
+    private let metrics: BotMetrics
 
-    public init(base: any TelegramClient, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger) {
+    public init(base: any TelegramClient, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger, metrics: BotMetrics = .none) {
         self.base = base
         self.policy = policy
         self.clock = ElapsedClock(clock)
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
@@ -23,7 +25,8 @@ public struct RetryingTelegramClient: TelegramClient {
             delay: { error, attempt in
                 (error as? TelegramError).flatMap { delay(after: $0, attempt: attempt, request: request) }
             },
-            willRetry: { error, attempt, delay in
+            willRetry: { [metrics] error, attempt, delay in
+                metrics.increment("vinylogue_retries_total", [("api", "telegram")])
                 logger.info("retrying Telegram call", metadata: [
                     "method": "\(request.method)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)",
                 ])
@@ -55,8 +58,9 @@ extension TelegramClient {
     public func retrying(
         _ policy: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "telegram")
+        logger: Logger = Logger(label: "telegram"),
+        metrics: BotMetrics = .none
     ) -> RetryingTelegramClient {
-        RetryingTelegramClient(base: self, policy: policy, clock: clock, logger: logger)
+        RetryingTelegramClient(base: self, policy: policy, clock: clock, logger: logger, metrics: metrics)
     }
 }

@@ -15,6 +15,15 @@ public enum TelegramHTML {
         return String(result)
     }
 
+    /// The UTF-16 length of `scalar` once escaped.
+    public static func escapedLength(_ scalar: Unicode.Scalar) -> Int {
+        switch scalar {
+        case "&": 5
+        case "<", ">": 4
+        default: scalar.utf16.count
+        }
+    }
+
     /// What Telegram would say about `html` in parse mode HTML, or nil if it takes it: only
     /// Telegram's tags, properly nested; every `<`, `>` and `&` escaped; 1–4096 UTF-16 units
     /// of text once parsed. The fake Telegram and the fuzz harnesses hold replies to it.

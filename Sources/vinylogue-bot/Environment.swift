@@ -65,12 +65,13 @@ struct Environment {
     let transport: any HTTPTransport = CurlTransport()
 
     /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
-    func assembly(demo: Bool) throws -> BotAssembly {
+    func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
+        let options = BotAssembly.Options(metrics: metrics)
         if demo {
-            return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"))
+            return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"), options: options)
         }
         let key = try require { try configuration.requireLastFMKey() }
-        return BotAssembly(configuration: configuration, lastFMTransport: transport, lastFMKey: key)
+        return BotAssembly(configuration: configuration, lastFMTransport: transport, lastFMKey: key, options: options)
     }
 
     /// Commands for a terminal session: state in memory, no Telegram.

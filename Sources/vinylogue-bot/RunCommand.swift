@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import Networking
+import Operations
+import Prometheus
 import ServiceLifecycle
 import Telegram
 import Throwback
@@ -14,12 +16,21 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        environment.logger.info("starting vinylogue-bot", metadata: ["configuration": "\(environment.configuration.summary)"])
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
-        let assembly = try environment.assembly(demo: false)
+        let configuration = environment.configuration
+        let registry = PrometheusCollectorRegistry()
+        let metrics = configuration.httpPort == nil ? BotMetrics.none : BotMetrics(prometheus: registry)
+        let assembly = try environment.assembly(demo: false, metrics: metrics)
+        environment.logger.info("starting vinylogue-bot \(VinylogueBot.version)", metadata: ["configuration": "\(configuration.summary)"])
         let store = try environment.openStore()
         let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
-        let group = ServiceGroup(services: services.all, gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
+        var all = services.all
+        if let port = configuration.httpPort {
+            all.append(OperationsServer(
+                host: configuration.httpHost, port: port, health: services.health, registry: registry, logger: Logger(label: "http")
+            ))
+        }
+        let group = ServiceGroup(services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
         do {
             try await group.run()
         } catch TelegramError.unauthorized {

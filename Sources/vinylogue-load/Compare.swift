@@ -26,6 +26,7 @@ struct Comparison {
         Metric(name: "idle RSS (MiB)", digits: 1) { Double($0.idleRSS) / 1_048_576 },
         Metric(name: "peak RSS (MiB)", digits: 1) { Double($0.peakRSS) / 1_048_576 },
         Metric(name: "peak − idle (MiB)", digits: 1) { Double($0.peakRSS - $0.idleRSS) / 1_048_576 },
+        Metric(name: "RSS idle after the burst (MiB)", digits: 1) { Double($0.settledRSS) / 1_048_576 },
         Metric(name: "time to first getUpdates (ms)", digits: 0) { $0.timeToFirstPoll / .milliseconds(1) },
         Metric(name: "Last.fm requests while warm", digits: 0) { Double($0.lastFMWhileWarm) },
         Metric(name: "replies received", digits: 0) { Double($0.replies) },

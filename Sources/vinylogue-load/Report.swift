@@ -56,6 +56,7 @@ extension ThrowbackLoad.Result {
             ("idle RSS", Report.mebibytes(idleRSS)),
             ("peak RSS", Report.mebibytes(peakRSS)),
             ("peak − idle", Report.mebibytes(peakRSS - idleRSS)),
+            ("RSS idle again after the burst", Report.mebibytes(settledRSS)),
             ("time to first getUpdates", Report.milliseconds(timeToFirstPoll, digits: 0)),
             ("Last.fm requests while warm", "\(lastFMWhileWarm)" + (lastFMWhileWarm == 0 ? "" : "  (expected 0: the cache should answer)")),
             ("replies received", "\(replies) of \(updates)" + (duplicates > 0 ? ", and \(duplicates) sent twice" : "")),

@@ -23,6 +23,8 @@ struct ThrowbackLoad {
         var cpuPerUpdate: Duration
         var idleRSS: Int
         var peakRSS: Int
+        /// The resident set once idle again after the burst: what the bot keeps of it.
+        var settledRSS: Int
         var timeToFirstPoll: Duration
         var lastFMWhileWarm: Int
         /// Measured requests answered (distinct chats that got a reply).
@@ -94,13 +96,16 @@ struct ThrowbackLoad {
             throw LoadError("the bot ended during the measured phase")
         }
         let lastFMAfter = await fakes.lastFM.count()
+        try await Task.sleep(for: .seconds(2))
+        let settledRSS = child.residentBytes ?? peakRSS
 
         let answered = await fakes.sentMessages().compactMap(\.chatID).filter { measuredUsers.contains($0) }
         let refusals = await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
         child.terminate()
         let exit = await child.waitForExit(timeout: .seconds(15))
         return Result(
-            updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates), idleRSS: idleRSS, peakRSS: peakRSS,
+            updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates),
+            idleRSS: idleRSS, peakRSS: peakRSS, settledRSS: settledRSS,
             timeToFirstPoll: timeToFirstPoll, lastFMWhileWarm: lastFMAfter - lastFMBefore,
             replies: Set(answered).count, duplicates: answered.count - Set(answered).count, measuredWall: measuredWall,
             refusals: refusals, exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)",

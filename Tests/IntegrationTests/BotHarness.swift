@@ -82,7 +82,8 @@ struct BotHarness {
         breakerClock: any Clock<Duration> = ContinuousClock(),
         delivery: ReplyDelivery.Policy = .init(),
         now: (@Sendable () -> Date)? = nil,
-        weeklyMessageLength: Int = 4096
+        weeklyMessageLength: Int = 4096,
+        metrics: BotMetrics = .none
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
@@ -91,7 +92,7 @@ struct BotHarness {
             lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength
+                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength, metrics: metrics
             )
         )
         return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))

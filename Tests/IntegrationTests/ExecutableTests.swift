@@ -242,4 +242,64 @@ enum Executable {
         #expect(await harness.telegram.delivered.count == 2)
         await harness.stop()
     }
+
+    @Test func jsonLogsAreOneObjectALineWithoutSecrets() async throws {
+        let harness = try await BotHarness.start()
+        let token = harness.telegram.token
+        await harness.telegram.inject(.error(code: 500, description: "upstream failed: /bot\(token)/sendMessage"), method: "sendMessage")
+        await harness.lastFM.inject(.raw(status: 502, body: "<html>api_key=\(BotHarness.lastFMKey)</html>"))
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -1)
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = botEnvironment(harness.telegramURL, harness.lastFMURL, token: token, key: BotHarness.lastFMKey, level: "trace")
+        environment["LOG_FORMAT"] = "json"
+        let running = try Executable.start(["run"], in: directory, environment: environment)
+        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        running.terminate()
+        let result = await running.result()
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count > 5)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["level"] is String && object?["message"] is String && object?["ts"] is String, "\(line)")
+        }
+        #expect(result.stderr.contains("starting vinylogue-bot"))
+        #expect(result.stderr.contains("TELEGRAM_BOT_TOKEN=set"))
+        #expect(!result.stderr.contains(token))
+        #expect(!result.stderr.contains(BotHarness.lastFMKey))
+        await harness.stop()
+    }
+
+    @Test func backupWritesADatabaseThatOpensWithTheSameRosters() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        _ = try await store.addToRoster(["alice", "Bob"], chat: -42, limit: 50)
+        let copy = directory.appendingPathComponent("backup.sqlite").path
+        let result = try await Executable.start(["backup", copy], in: directory).result()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await BotStore(path: copy).roster(of: -42).map(\.lastFMName) == ["alice", "Bob"])
+        let again = try await Executable.start(["backup", copy], in: directory).result()
+        #expect(again.status != 0)
+        #expect(again.stderr.contains("already exists"))
+    }
+
+    @Test func healthcheckWithoutHTTPChecksTheDatabase() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = try await Executable.start(["healthcheck"], in: directory).result()
+        #expect(missing.status == 1)
+        _ = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        let present = try await Executable.start(["healthcheck"], in: directory).result()
+        #expect(present.status == 0)
+        #expect(present.stdout.contains("HTTP endpoint is off"))
+    }
+
+    @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"],
+                      ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"]])
+    func everySubcommandExplainsItself(arguments: [String]) async throws {
+        let result = try await Executable.run(arguments)
+        #expect(result.status == 0)
+        #expect(!result.stdout.isEmpty)
+    }
 }

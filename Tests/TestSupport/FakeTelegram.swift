@@ -100,6 +100,8 @@ public actor FakeTelegram {
     private var stopped = false
     private let forever = Gate()
     private var pollGeneration = 0
+    /// Polls whose timeout passed.
+    private var expired: Set<Int> = []
     /// The ids in the last answer to `getUpdates`, to tell whether the next poll saw it.
     private var lastAnswered: [Int64] = []
     private var posted: [Int64: [Int64: Posted]] = [:]
@@ -300,7 +302,10 @@ public actor FakeTelegram {
         case "getMe":
             return ok(["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername, "can_join_groups": true])
         case "getUpdates":
-            return await poll(offset: (call.parameters["offset"] as? NSNumber)?.int64Value)
+            return await poll(
+                offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
+                limit: min(max((call.parameters["limit"] as? NSNumber)?.intValue ?? 100, 1), 100)
+            )
         case "sendMessage", "editMessageText":
             return post(call)
         case "answerCallbackQuery":
@@ -331,11 +336,17 @@ public actor FakeTelegram {
 
     /// Long-polls: confirms what the offset confirms, then waits until some updates are
     /// pending. A newer poll ends an older one with 409, as Telegram does.
-    private func poll(offset: Int64?) async -> FakeResponse {
+    private func poll(offset: Int64?, timeout: Int, limit: Int) async -> FakeResponse {
         pollGeneration += 1
         let generation = pollGeneration
         for waiter in updateWaiters { waiter.resume() }
         updateWaiters = []
+        // Like Telegram, answer an empty list once the poll's timeout (real seconds) has passed.
+        let expiry = Task { [weak self] in
+            try await Task.sleep(for: .seconds(max(timeout, 0)))
+            await self?.expire(generation)
+        }
+        defer { expiry.cancel() }
         if let offset, !ignoresConfirmations {
             if let last = lastAnswered.last, offset > last + 1 {
                 // The poller never read the last answer (its connection was gone): an offset
@@ -344,15 +355,25 @@ public actor FakeTelegram {
             }
             pending.removeAll { $0.delivered && $0.id < offset }
         }
-        while pending.isEmpty && !stopped && generation == pollGeneration {
+        while pending.isEmpty && !stopped && generation == pollGeneration && !expired.contains(generation) {
             await withCheckedContinuation { updateWaiters.append($0) }
         }
+        if expired.remove(generation) != nil, pending.isEmpty { return ok([Any]()) }
         if generation != pollGeneration {
             return refuse("getUpdates", 409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
         }
-        for index in pending.indices { pending[index].delivered = true }
-        lastAnswered = pending.map(\.id)
-        return ok(pending.map(\.body))
+        // At most `limit` updates an answer (Telegram's cap is 100).
+        let answered = pending.indices.prefix(limit)
+        for index in answered { pending[index].delivered = true }
+        lastAnswered = answered.map { pending[$0].id }
+        return ok(answered.map { pending[$0].body })
+    }
+
+    private func expire(_ generation: Int) {
+        guard generation == pollGeneration else { return }
+        expired.insert(generation)
+        for waiter in updateWaiters { waiter.resume() }
+        updateWaiters = []
     }
 
     /// `sendMessage` and `editMessageText`, checked as Telegram checks them.

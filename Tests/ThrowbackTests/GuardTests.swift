@@ -249,7 +249,7 @@ private final class GatedTransport: HTTPTransport {
         #expect(ButtonData.parse(data) == nil)
     }
 
-    @Test(arguments: ["RJ", "a|b|c", "名前", "#hash", "x y", String(repeating: "n", count: 200), "e\u{301}<>&"])
+    @Test(arguments: ["RJ", "a|b|c", "名前", "#hash", "x y", String(repeating: "n", count: 200), "e\u{301}<>&", "\u{301}abc", "\u{20DD}", "\u{FE0F}5*0"])
     func everyNameRoundTripsWithinSixtyFourBytes(name: String) {
         for years in [1, 9, 50] {
             let data = ButtonData.named(name, years) ?? ButtonData.stored(ButtonData.key(for: name), years)

@@ -44,3 +44,9 @@ private func checkParsed(_ data: String) {
         break
     }
 }
+
+/// The executable's entry point under SwiftPM's name for it; libFuzzer takes over from here.
+@_cdecl("FuzzCallbackData_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv)
+}

@@ -88,3 +88,9 @@ private func checkParse(_ text: String, _ parsed: ParsedMessage, requireSlash: B
         break
     }
 }
+
+/// The executable's entry point under SwiftPM's name for it; libFuzzer takes over from here.
+@_cdecl("FuzzCommands_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv)
+}

@@ -19,7 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let canGoBack = input.bool()
     let canGoForward = input.bool()
     var albums: [ChartAlbum] = []
-    for rank in 0..<input.int(in: 0...40) where !input.isEmpty {
+    for rank in 0..<input.int(in: 0...16) where !input.isEmpty {
         albums.append(ChartAlbum(
             artist: input.string(maxPieces: 3), name: input.string(maxPieces: 3),
             playCount: input.serverInt(), rank: input.bool() ? rank + 1 : input.serverInt()
@@ -53,11 +53,46 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             violated("plain format of \(kind(outcome)) has <b> markup", plain.debugDescription)
         }
     }
+    checkWeeklyPost(user: user, range: range, given: given, filtered: filtered, tagFree: tagFree, &input)
     // A text reply is escaped and cut to fit; the bot never sends an empty one.
     if !text.isEmpty, let html = BotReply.text(text).rendered(with: .telegram) {
         checkTelegramMessage(html, "BotReply.text of \(text.utf16.count) UTF-16 units")
     }
     return 0
+}
+
+/// A weekly post of a few users, each section in one of its forms, packed into messages.
+private func checkWeeklyPost(
+    user: String, range: WeeklyChartRange, given: ChartSummary, filtered: ChartSummary, tagFree: Bool, _ input: inout FuzzInput
+) {
+    var entries: [WeeklyEntry] = []
+    for index in 0..<input.int(in: 1...8) {
+        let name = index == 0 ? user : input.string(maxPieces: 3)
+        let content: WeeklyEntry.Content = switch input.byte() % 5 {
+        case 0: .quiet
+        case 1: .privateProfile
+        case 2: .unavailable
+        case 3: .chart(given, anniversaries: [filtered, given])
+        default: .chart(filtered, anniversaries: input.bool() ? [given] : [])
+        }
+        entries.append(WeeklyEntry(user: name, key: name.lowercased(), content: content))
+    }
+    for formatter in [ChartFormatter.telegram, ChartFormatter.plain] {
+        let html = formatter.markup == .telegramHTML
+        let sections = entries.map(formatter.weeklySection)
+        let header = input.bool() ? formatter.weeklyHeader(for: range) : nil
+        let messages = formatter.weeklyMessages(header: header, sections: sections)
+        if messages.flatMap(\.sections) != Array(sections.indices) {
+            violated("weekly post: sections \(messages.map(\.sections)) are not each sent once, in order, of \(sections.count)")
+        }
+        for (number, message) in messages.enumerated() {
+            if html {
+                checkTelegramMessage(message.text, "weekly post message \(number + 1) of \(messages.count)")
+            } else if tagFree, !entries.contains(where: { containsScalars($0.user, "<b>") }), containsScalars(message.text, "<b>") {
+                violated("plain weekly post has <b> markup", message.text.debugDescription)
+            }
+        }
+    }
 }
 
 /// A range the client could have decoded: from 1970 to the year 5000, from before to; usually
@@ -75,4 +110,10 @@ private func kind(_ outcome: ThrowbackOutcome) -> String {
     case .noHistory: "no history"
     case .beforeHistory: "before history"
     }
+}
+
+/// The executable's entry point under SwiftPM's name for it; libFuzzer takes over from here.
+@_cdecl("FuzzFormatter_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv)
 }

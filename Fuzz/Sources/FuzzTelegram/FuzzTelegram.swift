@@ -69,3 +69,9 @@ private func roundTrip<T: Codable & Equatable>(_ value: T, _ name: String) {
         violated("\(name) does not survive JSON: \(error)", "\(value)")
     }
 }
+
+/// The executable's entry point under SwiftPM's name for it; libFuzzer takes over from here.
+@_cdecl("FuzzTelegram_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv)
+}

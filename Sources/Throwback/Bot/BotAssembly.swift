@@ -25,6 +25,8 @@ public struct BotAssembly: Sendable {
         public var bot: BotService.Settings?
         /// The longest message of a weekly post, in UTF-16 units: Telegram's 4096.
         public var weeklyMessageLength: Int
+        /// Where counters go; a Prometheus registry when `/metrics` is served.
+        public var metrics: BotMetrics
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -35,7 +37,8 @@ public struct BotAssembly: Sendable {
             lastFMRetry: RetryPolicy = RetryPolicy(),
             telegramRetry: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
             bot: BotService.Settings? = nil,
-            weeklyMessageLength: Int = 4096
+            weeklyMessageLength: Int = 4096,
+            metrics: BotMetrics = .none
         ) {
             self.clock = clock
             self.breakerClock = breakerClock
@@ -46,6 +49,7 @@ public struct BotAssembly: Sendable {
             self.telegramRetry = telegramRetry
             self.bot = bot
             self.weeklyMessageLength = weeklyMessageLength
+            self.metrics = metrics
         }
     }
 
@@ -69,10 +73,22 @@ public struct BotAssembly: Sendable {
     public func lastFM(breaker: CircuitBreaker, store: BotStore) -> any LastFMClient {
         let logger = options.makeLogger("lastfm")
         return HTTPLastFMClient(transport: lastFMTransport, baseURL: configuration.lastFMAPIURL, apiKey: lastFMKey, logger: logger)
+            .instrumented(options.metrics)
             .rateLimited(requestsPerSecond: options.lastFMRequestsPerSecond, clock: options.clock)
-            .retrying(options.lastFMRetry, clock: options.clock, logger: logger)
+            .retrying(options.lastFMRetry, clock: options.clock, logger: logger, metrics: options.metrics)
             .circuitBroken(by: breaker)
-            .cached(in: SQLiteLastFMCache(store: store), now: options.now)
+            .cached(in: SQLiteLastFMCache(store: store), now: options.now, metrics: options.metrics)
+    }
+
+    /// The Last.fm circuit breaker, reporting its state as `vinylogue_lastfm_circuit_open` and in the log.
+    private func breaker() -> CircuitBreaker {
+        let metrics = options.metrics
+        let logger = options.makeLogger("lastfm")
+        metrics.record("vinylogue_lastfm_circuit_open", 0)
+        return CircuitBreaker(clock: options.breakerClock) { state in
+            metrics.record("vinylogue_lastfm_circuit_open", state == .closed ? 0 : 1)
+            logger.notice(state == .closed ? "Last.fm is answering again" : "Last.fm keeps failing; pausing calls for a minute")
+        }
     }
 
     /// When weekly posts are due, from `THROWBACK_SCHEDULE`, `THROWBACK_TIMEZONE` and `THROWBACK_CHAT_ID`.
@@ -87,19 +103,27 @@ public struct BotAssembly: Sendable {
     public func commands(
         lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?, weekly: WeeklyPostControls
     ) -> BotCommands {
-        BotCommands(CommandSet.Dependencies(
+        let metrics = options.metrics
+        let logger = options.makeLogger("commands")
+        return BotCommands(CommandSet.Dependencies(
             engine: ThrowbackEngine(lastFM: lastFM, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
             breaker: breaker,
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock),
             validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock),
             weekly: weekly
-        ))
+        )) { outcome in
+            let (result, guardName) = outcome.labels
+            metrics.increment("vinylogue_commands_total", [("command", outcome.command), ("outcome", result), ("guard", guardName)])
+            logger.debug("command", metadata: [
+                "command": "\(outcome.command)", "chat": "\(outcome.chatID)", "outcome": "\(result)", "guard": "\(guardName)",
+            ])
+        }
     }
 
     /// Commands for a terminal session: no Telegram, state in `store`; `postnow` prints the post.
     public func terminalCommands(store: BotStore) -> BotCommands {
-        let breaker = CircuitBreaker(clock: options.breakerClock)
+        let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now)), store: store)
         let weekly = WeeklyPostControls(
@@ -118,6 +142,8 @@ public struct BotAssembly: Sendable {
         public let poster: WeeklyPoster
         /// The weekly post as it would read, without sending.
         public let preview: WeeklyPostPreview
+        /// Whether polling works and the database takes writes, for `/healthz`.
+        public let health: BotHealth
 
         /// What `vinylogue-bot run` runs in its service group.
         public var all: [any Service] { [bot, scheduler] }
@@ -125,25 +151,28 @@ public struct BotAssembly: Sendable {
 
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
+        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock)
         let logger = options.makeLogger("bot")
         let telegramLogger = options.makeLogger("telegram")
         let http = HTTPTelegramClient(transport: telegramTransport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
+            .instrumented(options.metrics)
         let replies = http
             .throttled(clock: options.clock)
-            .retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger)
+            .retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics)
             .followingMigrations { from, to in
                 logger.notice("group became a supergroup; its settings and roster follow it", metadata: ["from": "\(from)", "to": "\(to)"])
                 do { try await store.migrateChat(from: from, to: to) } catch {
                     logger.error("could not move a migrated chat's data", metadata: ["error": "\(error)"])
                 }
             }
-        let breaker = CircuitBreaker(clock: options.breakerClock)
+        let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
         let poster = WeeklyPoster(
             composer: composer, store: store, telegram: replies, now: options.now,
-            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), logger: weeklyLogger
+            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), metrics: options.metrics,
+            logger: weeklyLogger
         )
         let changes = ScheduleChanges()
         let weekly = WeeklyPostControls(
@@ -154,12 +183,14 @@ public struct BotAssembly: Sendable {
             telegram: replies, pollingClient: http,
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings,
-            clock: options.clock, logger: logger
+            health: health, metrics: options.metrics, now: options.now, clock: options.clock, logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,
             logger: weeklyLogger
         )
-        return Services(bot: bot, scheduler: scheduler, poster: poster, preview: WeeklyPostPreview(composer: composer, store: store))
+        return Services(
+            bot: bot, scheduler: scheduler, poster: poster, preview: WeeklyPostPreview(composer: composer, store: store), health: health
+        )
     }
 }

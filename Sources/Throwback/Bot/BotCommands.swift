@@ -5,8 +5,9 @@ public struct BotCommands: Sendable {
     public var throwback: ThrowbackCommand
     public var rateLimit: RateLimitGuard
 
-    public init(_ dependencies: CommandSet.Dependencies) {
-        router = CommandRouter(commands: CommandSet.standard(dependencies), hintGuards: [dependencies.rateLimit])
+    /// - Parameter observe: told how each command went, for metrics and logs.
+    public init(_ dependencies: CommandSet.Dependencies, observe: @escaping @Sendable (CommandOutcome) -> Void = { _ in }) {
+        router = CommandRouter(commands: CommandSet.standard(dependencies), hintGuards: [dependencies.rateLimit], observe: observe)
         throwback = CommandSet.throwback(dependencies)
         rateLimit = dependencies.rateLimit
     }

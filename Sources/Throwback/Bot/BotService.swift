@@ -1,4 +1,5 @@
 import AsyncAlgorithms
+import Foundation
 import Logging
 import Networking
 import ServiceLifecycle
@@ -38,12 +39,17 @@ public struct BotService: Service, CustomStringConvertible {
     private let store: BotStore
     private let journal: UpdateJournal
     private let settings: Settings
+    private let health: BotHealth?
+    private let metrics: BotMetrics
+    private let now: @Sendable () -> Date
     private let clock: any Clock<Duration>
+    private let elapsed: ElapsedClock
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
-        journal: UpdateJournal, settings: Settings = Settings(), clock: any Clock<Duration> = ContinuousClock(),
+        journal: UpdateJournal, settings: Settings = Settings(), health: BotHealth? = nil, metrics: BotMetrics = .none,
+        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
@@ -52,7 +58,11 @@ public struct BotService: Service, CustomStringConvertible {
         self.store = store
         self.journal = journal
         self.settings = settings
+        self.health = health
+        self.metrics = metrics
+        self.now = now
         self.clock = clock
+        self.elapsed = ElapsedClock(clock)
         self.logger = logger
     }
 
@@ -68,14 +78,24 @@ public struct BotService: Service, CustomStringConvertible {
             delivery: ReplyDelivery(telegram: telegram, journal: journal, store: store, policy: settings.delivery, clock: clock, logger: logger),
             logger: logger
         )
-        let journal = journal
+        let (journal, health, metrics, now) = (journal, health, metrics, now)
         let leftovers = try await journal.unhandled()
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
         }
         let poller = LongPoller(
             client: pollingClient, configuration: settings.poller, initialOffset: try await journal.offset(),
-            clock: clock, logger: logger, onBatch: { batch, next in try await journal.record(batch, nextOffset: next) }
+            clock: clock, logger: logger,
+            onBatch: { batch, next in
+                let fresh = try await journal.record(batch, nextOffset: next)
+                metrics.increment("vinylogue_updates_received_total", by: Int64(fresh.count))
+                // How old the newest message was when it reached the bot.
+                if let newest = fresh.compactMap({ ($0.message ?? $0.callbackQuery?.message)?.date }).filter({ $0 > 0 }).max() {
+                    metrics.record("vinylogue_poll_lag_seconds", max(0, now().timeIntervalSince1970 - Double(newest)))
+                }
+                return fresh
+            },
+            onPoll: { health?.pollSucceeded() }
         )
         let dispatcher = UpdateDispatcher(
             maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock,
@@ -90,7 +110,6 @@ public struct BotService: Service, CustomStringConvertible {
     /// Returns nil if cancelled first.
     private func startUp() async throws -> User? {
         var attempt = 0
-        let elapsed = ElapsedClock(clock)
         while !Task.isCancelled {
             do {
                 let me = try await pollingClient.getMe()

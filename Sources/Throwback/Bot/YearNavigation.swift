@@ -70,7 +70,9 @@ public enum ButtonData: Equatable, Sendable {
 
     /// `tb|<years>|<user>`, or nil when that is too long or the name cannot be carried.
     public static func named(_ user: String, _ years: Int) -> String? {
-        guard !user.isEmpty, !user.hasPrefix("#") else { return nil }
+        // Scalars, not Characters: a name may begin with a combining mark, which as a
+        // Character would merge with the `|` before it.
+        guard let first = user.unicodeScalars.first, first != "#" else { return nil }
         let data = "tb|\(years)|\(user)"
         return data.utf8.count <= maxBytes ? data : nil
     }
@@ -98,13 +100,13 @@ public enum ButtonData: Equatable, Sendable {
     /// Reads callback data back; nil for anything this bot did not make.
     public static func parse(_ data: String) -> ButtonData? {
         guard data.utf8.count <= maxBytes else { return nil }
-        let parts = data.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        let parts = data.unicodeScalars.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts[0] == "tb", parts[1].utf8.count <= 2, let years = Int(parts[1]),
-              ThrowbackEngine.yearRange.contains(years), !parts[2].isEmpty else { return nil }
-        let rest = String(parts[2])
-        if rest.hasPrefix("#") {
-            let key = rest.dropFirst()
-            guard key.count == 32, key.allSatisfy(\.isHexDigit) else { return nil }
+              ThrowbackEngine.yearRange.contains(years), let first = parts[2].unicodeScalars.first else { return nil }
+        let rest = parts[2]
+        if first == "#" {
+            let key = rest.unicodeScalars.dropFirst()
+            guard key.count == 32, key.allSatisfy({ $0.properties.isASCIIHexDigit }) else { return nil }
             return .stored(key: String(key), yearsAgo: years)
         }
         return .named(user: rest, yearsAgo: years)

@@ -6,15 +6,22 @@ public struct CommandRouter: Sendable {
     /// Guards for replies that are not commands (hints), so flooding with nonsense is limited too.
     private let hintGuards: [any CommandGuard]
 
-    public init(commands: [any Command], botUsername: String? = nil, hintGuards: [any CommandGuard] = []) {
+    /// Told about every command that was asked for, and how it went: for metrics and logs.
+    private let observe: @Sendable (CommandOutcome) -> Void
+
+    public init(
+        commands: [any Command], botUsername: String? = nil, hintGuards: [any CommandGuard] = [],
+        observe: @escaping @Sendable (CommandOutcome) -> Void = { _ in }
+    ) {
         self.commands = commands
         self.parser = CommandParser(botUsername: botUsername)
         self.hintGuards = hintGuards
+        self.observe = observe
     }
 
     /// The same commands, answering to `@username`.
     public func named(_ username: String?) -> CommandRouter {
-        CommandRouter(commands: commands, botUsername: username, hintGuards: hintGuards)
+        CommandRouter(commands: commands, botUsername: username, hintGuards: hintGuards, observe: observe)
     }
 
     public var specs: [CommandSpec] { commands.map(\.spec) }
@@ -55,8 +62,11 @@ public struct CommandRouter: Sendable {
     /// (a ◀ ▶ press), without running it: the refined invocation, or the refusal to show.
     public func authorize(_ command: any Command, _ invocation: CommandInvocation) async -> Result<CommandInvocation, RefusalReply> {
         do {
-            return .success(try await Self.check(command.guards, invocation))
+            let allowed = try await Self.check(command.guards, invocation)
+            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .ran))
+            return .success(allowed)
         } catch {
+            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .refused(by: error.guardName)))
             return .failure(RefusalReply(reply: error.reply))
         }
     }
@@ -67,11 +77,15 @@ public struct CommandRouter: Sendable {
             var invocation = try await Self.check(command.guards.filter(\.runsBeforeParsing), invocation)
             switch command.parse(invocation) {
             case .success(let parsed): invocation = parsed
-            case .failure(let error): return .text(command.spec.usageMessage(error))
+            case .failure(let error):
+                observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .usage))
+                return .text(command.spec.usageMessage(error))
             }
             invocation = try await Self.check(command.guards.filter { !$0.runsBeforeParsing }, invocation)
+            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .ran))
             return await command.execute(invocation)
         } catch {
+            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .refused(by: error.guardName)))
             return error.reply
         }
     }
@@ -82,8 +96,8 @@ public struct CommandRouter: Sendable {
         for guardian in guards {
             switch await guardian.check(invocation) {
             case .allow(let refined): invocation = refined
-            case .deny(let reason): throw Refusal(reply: .text(reason))
-            case .ignore: throw Refusal(reply: .silence)
+            case .deny(let reason): throw Refusal(reply: .text(reason), guardName: "\(type(of: guardian))")
+            case .ignore: throw Refusal(reply: .silence, guardName: "\(type(of: guardian))")
             }
         }
         return invocation
@@ -91,6 +105,32 @@ public struct CommandRouter: Sendable {
 
     private struct Refusal: Error {
         var reply: BotReply
+        var guardName: String
+    }
+}
+
+/// How a command went, for metrics and logs.
+public struct CommandOutcome: Sendable, Equatable {
+    public enum Result: Sendable, Equatable {
+        /// Every guard allowed it and it ran.
+        case ran
+        /// Its arguments did not fit; a usage line was the answer.
+        case usage
+        /// A guard refused it (with a reason or in silence).
+        case refused(by: String)
+    }
+
+    public var command: String
+    public var chatID: Int64
+    public var result: Result
+
+    /// For metrics: `ran`, `usage` or `refused`, and the guard that refused.
+    public var labels: (outcome: String, guardName: String) {
+        switch result {
+        case .ran: ("ran", "")
+        case .usage: ("usage", "")
+        case .refused(let guardName): ("refused", guardName)
+        }
     }
 }
 

@@ -93,16 +93,18 @@ public struct ChartFormatter: Sendable {
     public func fitted(_ text: String, limit: Int) -> String {
         let whole = escape(text)
         guard whole.utf16.count > limit else { return whole }
-        var result = ""
+        // Measure each character's escaped size without building it, then escape the prefix once.
         var units = 0
-        for character in text {
-            let piece = escape(String(character))
-            let size = piece.utf16.count
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].unicodeScalars.reduce(0) { total, scalar in
+                total + (markup == .plain ? scalar.utf16.count : TelegramHTML.escapedLength(scalar))
+            }
             guard units + size < limit else { break }
-            result += piece
             units += size
+            end = text.index(after: index)
         }
-        return result + "…"
+        return escape(String(text[..<end])) + "…"
     }
 
     func bold(_ text: String, limit: Int) -> String {

@@ -122,6 +122,25 @@ public struct BotStore: Sendable {
         return migrator
     }
 
+    // MARK: Operations
+
+    /// Throws unless the database takes a write now (a write transaction that is rolled back).
+    public func checkWritable() async throws {
+        try await database.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                try db.execute(sql: "UPDATE updateOffset SET nextOffset = nextOffset WHERE id = 1")
+                return .rollback
+            }
+        }
+    }
+
+    /// Copies the whole database to `path` with SQLite's online backup, while the bot runs.
+    public func backup(to path: String) throws {
+        let destination = try DatabaseQueue(path: path)
+        try database.backup(to: destination)
+        try destination.close()
+    }
+
     // MARK: Chats
 
     public func settings(for chat: Int64) async throws -> ChatSettings {

@@ -23,6 +23,20 @@ public enum WeeklyPostOutcome: Sendable, Equatable {
     case interrupted
     /// The chat's settings or roster could not be read.
     case storageFailed
+
+    /// For metrics and logs: `posted`, `already_posted`, …
+    public var name: String {
+        switch self {
+        case .posted: "posted"
+        case .alreadyPosted: "already_posted"
+        case .nobodyTracked: "nobody_tracked"
+        case .inProgress: "in_progress"
+        case .chatGone: "chat_gone"
+        case .lastFMDown: "lastfm_down"
+        case .interrupted: "interrupted"
+        case .storageFailed: "storage_failed"
+        }
+    }
 }
 
 /// Sends a chat's weekly post exactly once per Last.fm week, on fmbot's autopost model: the
@@ -37,18 +51,20 @@ public struct WeeklyPoster: Sendable {
     private let logger: Logger
     private let locks = ChatLocks()
     private let formatter: ChartFormatter
+    private let metrics: BotMetrics
 
     /// - Parameter formatter: Telegram HTML within 4096 units; tests pass a shorter limit to
     ///   make a post take several messages.
     public init(
         composer: WeeklyPostComposer, store: BotStore, telegram: any TelegramClient, now: @escaping @Sendable () -> Date,
-        formatter: ChartFormatter = .telegram, logger: Logger
+        formatter: ChartFormatter = .telegram, metrics: BotMetrics = .none, logger: Logger
     ) {
         self.composer = composer
         self.store = store
         self.telegram = telegram
         self.now = now
         self.formatter = formatter
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -60,13 +76,14 @@ public struct WeeklyPoster: Sendable {
         guard locks.take(chat) else { return .inProgress }
         defer { locks.release(chat) }
         let outcome = await postLocked(chat: chat, dueAt: instant, force: force, logger: logger)
+        metrics.increment("vinylogue_weekly_posts_total", [("outcome", outcome.name)])
         switch outcome {
         case let .posted(messages, users):
             logger.info("weekly post sent", metadata: ["messages": "\(messages)", "users": "\(users)"])
         case .alreadyPosted, .nobodyTracked, .inProgress:
-            logger.info("weekly post skipped", metadata: ["reason": "\(outcome)"])
+            logger.info("weekly post skipped", metadata: ["reason": "\(outcome.name)"])
         case .chatGone, .lastFMDown, .interrupted, .storageFailed:
-            logger.notice("weekly post not sent", metadata: ["reason": "\(outcome)"])
+            logger.notice("weekly post not sent", metadata: ["reason": "\(outcome.name)"])
         }
         return outcome
     }
