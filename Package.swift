@@ -108,6 +108,7 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        .target(name: "TestLogging", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")], path: "Tests/TestLogging"),
         // A load benchmark of the release binary against those fakes (not a test):
         // `swift run -c release vinylogue-load throwbacks --compare <git-ref>` from the repository root.
         .executableTarget(
@@ -118,21 +119,26 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NetworkingTests", dependencies: [
+            "TestLogging",
             "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "LastFMTests", dependencies: [
+            "TestLogging",
             "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
+            "TestLogging",
             "Throwback", "LastFM", "Telegram", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TelegramTests", dependencies: [
+            "TestLogging",
             "Telegram", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"]),
         .testTarget(name: "IntegrationTests", dependencies: [
+            "TestLogging",
             "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),

@@ -174,6 +174,26 @@ public struct BotCommand: Codable, Sendable, Equatable {
     }
 }
 
+/// Who sees a command menu.
+public enum BotCommandScope: String, Sendable {
+    case `default`
+    case allPrivateChats = "all_private_chats"
+    case allGroupChats = "all_group_chats"
+    case allChatAdministrators = "all_chat_administrators"
+}
+
+public struct BotDescription: Decodable, Sendable, Equatable {
+    public var description: String
+}
+
+public struct BotShortDescription: Decodable, Sendable, Equatable {
+    public var shortDescription: String
+
+    enum CodingKeys: String, CodingKey {
+        case shortDescription = "short_description"
+    }
+}
+
 /// An inline keyboard: rows of callback buttons.
 public struct InlineKeyboard: Sendable, Equatable {
     public struct Button: Sendable, Equatable {

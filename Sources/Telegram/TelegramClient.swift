@@ -35,8 +35,8 @@ extension TelegramClient {
         _ = try await send(.answerCallbackQuery(id: id, text: text))
     }
 
-    public func setMyCommands(_ commands: [BotCommand]) async throws {
-        _ = try await send(.setMyCommands(commands))
+    public func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) async throws {
+        _ = try await send(.setMyCommands(commands, scope: scope))
     }
 
     public func deleteWebhook() async throws {

@@ -90,10 +90,30 @@ extension TelegramRequest {
         return .init(method: "answerCallbackQuery", parameters: parameters)
     }
 
-    public static func setMyCommands(_ commands: [BotCommand]) -> TelegramRequest<TelegramOK> {
-        .init(method: "setMyCommands", parameters: ["commands": .array(commands.map {
-            .object(["command": .string($0.command), "description": .string($0.description)])
-        })])
+    /// Sets the command menu that `scope` sees.
+    public static func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyCommands", parameters: [
+            "commands": .array(commands.map { .object(["command": .string($0.command), "description": .string($0.description)]) }),
+            "scope": .object(["type": .string(scope.rawValue)]),
+        ])
+    }
+
+    public static func getMyDescription() -> TelegramRequest<BotDescription> {
+        .init(method: "getMyDescription")
+    }
+
+    /// The text an empty chat with the bot shows (0–512 characters).
+    public static func setMyDescription(_ text: String) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyDescription", parameters: ["description": .string(text)])
+    }
+
+    public static func getMyShortDescription() -> TelegramRequest<BotShortDescription> {
+        .init(method: "getMyShortDescription")
+    }
+
+    /// The text of the bot's profile page and of shared links to it (0–120 characters).
+    public static func setMyShortDescription(_ text: String) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyShortDescription", parameters: ["short_description": .string(text)])
     }
 
     /// Removes a webhook so that long polling works; pending updates are kept.

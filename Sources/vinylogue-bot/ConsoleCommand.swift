@@ -8,7 +8,7 @@ import Throwback
 struct ConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console",
-        abstract: "Chat with the bot in the terminal; exits at end of input."
+        abstract: "Chat with the bot in the terminal; “quit”, “exit” or end of input ends it."
     )
 
     @Flag(help: "Use built-in offline sample listening data (users alice, bob, carol, dave): no key, no network.")
@@ -23,16 +23,26 @@ struct ConsoleCommand: AsyncParsableCommand {
         let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID)
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {
-            print(demo ? "Demo mode: try “throwback alice 3”. Ctrl-D quits." : "Type a command, e.g. “help”. Ctrl-D quits.")
+            print(demo ? "Demo mode: try “throwback alice 3”. “quit” or Ctrl-D quits." : "Type a command, e.g. “help”. “quit” or Ctrl-D quits.")
         }
         while true {
             if interactive { print("> ", terminator: "") }
-            guard let line = readLine() else { break }
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            if let reply = await router.reply(to: line, context: context)?.rendered(with: .plain) {
-                print(reply)
-                print()
+            guard let line = readLine() else {
+                // Leave the shell's prompt on a line of its own after Ctrl-D.
+                if interactive { print() }
+                break
             }
+            let command = line.trimmingCharacters(in: .whitespaces)
+            if command.isEmpty { continue }
+            if ["quit", "exit"].contains(command.lowercased()) { break }
+            guard let reply = await router.reply(to: line, context: context), let text = reply.rendered(with: .plain) else { continue }
+            print(TerminalText.printable(text))
+            let moves = YearNavigation.moves(from: reply)
+            if !moves.isEmpty {
+                let choices = moves.map { "\($0.label): “throwback \($0.target.user) \($0.target.yearsAgo)”" }
+                print(TerminalText.printable(choices.joined(separator: "   ")))
+            }
+            print()
         }
     }
 }

@@ -66,8 +66,10 @@ struct Environment {
 
     /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
     func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
-        let options = BotAssembly.Options(metrics: metrics)
+        var options = BotAssembly.Options(metrics: metrics)
         if demo {
+            let names = DemoListeningData().userNames
+            options.unknownUserHint = "The demo knows \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")."
             return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"), options: options)
         }
         let key = try require { try configuration.requireLastFMKey() }

@@ -33,7 +33,7 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
         let environment = try await Environment.load()
         let throwback = try environment.terminalCommands(demo: demo).throwback
         let reply = await throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
-        print(reply.rendered(with: .plain) ?? "")
+        print(TerminalText.printable(reply.rendered(with: .plain) ?? ""))
         if case .text = reply { throw ExitCode.failure }
     }
 }

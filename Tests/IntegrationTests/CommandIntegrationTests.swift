@@ -4,9 +4,10 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// Commands, guards and persistence against the Telegram and Last.fm fakes.
-@Suite(.timeLimit(.minutes(2))) struct CommandIntegrationTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct CommandIntegrationTests {
     let group: Int64 = -5001
     let admin: Int64 = 100
     let member: Int64 = 200

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// Runs the built `vinylogue-bot` executable the way a person would.
 enum Executable {
@@ -88,20 +89,26 @@ enum Executable {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ExecutableTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct ExecutableTests {
     @Test func theDemoConsoleAnswersInOrderAndExitsZero() async throws {
         let result = try await Executable.run(
-            ["console", "--demo"], input: "throwback alice 3\nthrowback nobody_here 2\ntb alice banana\n"
+            ["console", "--demo"],
+            input: "throwback alice 3\nthrowback nobody_here 2\ntb alice banana\nthrowback a\u{1B}[2Jb 3\nquit\nthrowback alice 2\n"
         )
         #expect(result.status == 0, "\(result.stderr)")
         let replies = result.stdout.components(separatedBy: "\n\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        #expect(replies.count == 3, "\(result.stdout)")
-        guard replies.count == 3 else { return }
+        #expect(replies.count == 4, "\(result.stdout)")
+        guard replies.count == 4 else { return }
         #expect(replies[0].hasPrefix("alice · week of "))
         #expect(replies[0].contains(", 3 years ago"))
         #expect(replies[0].contains("1. "))
-        #expect(replies[1] == "No Last.fm user is called “nobody_here”.")
+        // The ◀ ▶ buttons, as a line a person can act on.
+        #expect(replies[0].hasSuffix("◀ 4 years ago: “throwback alice 4”   2 years ago ▶: “throwback alice 2”"))
+        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol and dave.")
         #expect(replies[2].contains("Usage: throwback [user] [years]"))
+        // A typed escape sequence is shown, not obeyed.
+        #expect(replies[3].contains("a\\u{1B}[2Jb"))
+        #expect(!result.stdout.contains("\u{1B}"))
     }
 
     @Test func withoutAKeyTheCLISaysWhatToSetInOneLine() async throws {

@@ -5,9 +5,10 @@ import Networking
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// The real HTTP client, with its adaptors, against a Last.fm fake on 127.0.0.1.
-@Suite(.timeLimit(.minutes(2))) struct LastFMClientIntegrationTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct LastFMClientIntegrationTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
     /// The Last.fm week that holds "now − 3 years".
     static let target = LastFMWeek.start(of: WeekFinder.date(yearsBefore: now, years: 3))

@@ -11,6 +11,7 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// Prometheus text, read into `name{label="value",…}` → value, labels sorted by name.
 private func parsePrometheus(_ text: String) throws -> [String: Double] {
@@ -56,7 +57,7 @@ private struct Operations {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct OperationsTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct OperationsTests {
     @Test func healthzTurns503WhenPollingStopsSucceedingOrTheDatabaseTakesNoWrites() async throws {
         let harness = try await BotHarness.start()
         let clock = TestClock()

@@ -4,9 +4,10 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// What real Telegram does beyond the happy path, against the strict fake.
-@Suite(.timeLimit(.minutes(2))) struct RealTelegramTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct RealTelegramTests {
     let group: Int64 = -6001
     let admin: Int64 = 100
     let member: Int64 = 200

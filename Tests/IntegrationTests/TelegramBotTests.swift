@@ -5,8 +5,9 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
-@Suite(.timeLimit(.minutes(2))) struct TelegramBotTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct TelegramBotTests {
     @Test func aGroupThrowbackGetsExactlyOneHTMLReplyToTheCommand() async throws {
         let harness = try await BotHarness.start()
         await harness.telegram.pushMessage("/throwback@TheBot alice 3", chatID: -4001, messageID: 55)
@@ -26,10 +27,27 @@ import Throwback
         #expect(expected.contains("&lt;Secret&gt; Name (1 play)"))
         #expect(await harness.telegram.calls("getMe").count == 1)
         #expect(await harness.telegram.calls("deleteWebhook").count == 1)
-        let menu = await harness.telegram.calls("setMyCommands").first?.parameters["commands"] as? [[String: Any]]
-        #expect(menu?.compactMap { $0["command"] as? String } == [
+        await harness.stop()
+    }
+
+    @Test func aNewcomerSeesWhatTheBotDoesAndOnlyAdminsSeeAdminCommands() async throws {
+        let harness = try await BotHarness.start()
+        for _ in 1...2 {
+            let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
+            await harness.telegram.waitForCalls("getUpdates")
+            try await bot.shutDown()
+        }
+        let menus = await harness.telegram.menus
+        #expect(menus["default"] == ["throwback", "link", "unlink", "tracked", "help"])
+        #expect(menus["all_chat_administrators"] == [
             "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "weekly", "postnow",
         ])
+        #expect(await harness.telegram.botDescription == BotProfile.standardDescription)
+        #expect(await harness.telegram.botShortDescription == BotProfile.standardShortDescription)
+        // Telegram limits how often a description may change: a restart leaves it alone.
+        #expect(await harness.telegram.calls("setMyDescription").count == 1)
+        #expect(await harness.telegram.calls("setMyShortDescription").count == 1)
+        #expect(await harness.telegram.refusals.isEmpty)
         await harness.stop()
     }
 

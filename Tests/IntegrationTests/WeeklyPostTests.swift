@@ -7,6 +7,7 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 /// A wall clock for tests: a start date moved on by a `TestClock`, or set by hand.
 private final class TestDate: Sendable {
@@ -29,7 +30,7 @@ private final class TestDate: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct WeeklyPostTests {
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct WeeklyPostTests {
     /// Turns the weekly post on for `chat`, with `users` tracked.
     private func prepare(_ harness: BotHarness, chat: Int64, users: [String], schedule: String? = nil, zone: String? = nil) async throws {
         let store = try BotStore(path: harness.databasePath)

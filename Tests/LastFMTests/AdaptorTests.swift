@@ -4,10 +4,11 @@ import LastFM
 import Networking
 import Testing
 import TestSupport
+import TestLogging
 
 private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}]}}"#
 
-@Suite struct RetryAdaptorTests {
+@Suite(.capturingLogs) struct RetryAdaptorTests {
     @Test func retriesTemporaryErrorsThenSucceeds() async throws {
         let transport = ScriptedTransport([
             .respond(status: 200, body: #"{"error":16,"message":"try again"}"#),
@@ -52,7 +53,7 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
     }
 }
 
-@Suite struct RateLimitAdaptorTests {
+@Suite(.capturingLogs) struct RateLimitAdaptorTests {
     @Test func holdsCallsBeyondTheRate() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: chartList))
@@ -68,7 +69,7 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
     }
 }
 
-@Suite struct CacheAdaptorTests {
+@Suite(.capturingLogs) struct CacheAdaptorTests {
     private final class Now: Sendable {
         let date: Date
         init(_ date: Date) { self.date = date }

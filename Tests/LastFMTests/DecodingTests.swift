@@ -2,6 +2,7 @@ import Foundation
 import LastFM
 import Testing
 import TestSupport
+import TestLogging
 
 /// Feeds recorded-style Last.fm answers through the real client.
 private func client(_ steps: [ScriptedTransport.Step]) -> (HTTPLastFMClient, ScriptedTransport) {
@@ -11,7 +12,7 @@ private func client(_ steps: [ScriptedTransport.Step]) -> (HTTPLastFMClient, Scr
 
 private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_000)
 
-@Suite struct DecodingTests {
+@Suite(.capturingLogs) struct DecodingTests {
     @Test func numbersAsStringsTextNodesAndRankAttributes() async throws {
         let (lastFM, _) = client([.respond(status: 200, body: """
         {"weeklyalbumchart":{"album":[
@@ -114,7 +115,7 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
     }
 }
 
-@Suite struct ErrorMappingTests {
+@Suite(.capturingLogs) struct ErrorMappingTests {
     @Test(arguments: [
         (200, #"{"error":6,"message":"User not found"}"#, LastFMError.userNotFound("ghost")),
         (404, #"{"error":"6","message":"User not found"}"#, LastFMError.userNotFound("ghost")),

@@ -3,8 +3,9 @@ import Networking
 import Synchronization
 import Testing
 import TestSupport
+import TestLogging
 
-@Suite struct CurlTransportTests {
+@Suite(.capturingLogs) struct CurlTransportTests {
     /// A path shaped like Telegram's, whose token must never appear in an error.
     static let secretPath = "/bot123456:SECRET-token/getUpdates"
 

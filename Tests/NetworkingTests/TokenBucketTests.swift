@@ -2,8 +2,9 @@ import Clocks
 import Networking
 import Testing
 import TestSupport
+import TestLogging
 
-@Suite struct TokenBucketTests {
+@Suite(.capturingLogs) struct TokenBucketTests {
     @Test func burstThenDeniesWithTimeUntilRefill() async {
         let clock = TestClock()
         let bucket = TokenBucket(allowing: 3, per: .seconds(3), clock: clock)
@@ -37,7 +38,7 @@ import TestSupport
     }
 }
 
-@Suite struct RetryPolicyTests {
+@Suite(.capturingLogs) struct RetryPolicyTests {
     @Test func delaysGrowExponentiallyAndAreCapped() {
         let policy = RetryPolicy(maxAttempts: 10, initialDelay: .seconds(1), maxDelay: .seconds(5), multiplier: 2, jitter: 0.5)
         #expect(policy.delay(beforeRetry: 1, random: 0) == .seconds(1))
@@ -54,7 +55,7 @@ import TestSupport
     }
 }
 
-@Suite struct SecretRedactorTests {
+@Suite(.capturingLogs) struct SecretRedactorTests {
     @Test func redactsEveryOccurrenceOfEverySecret() {
         let redactor = SecretRedactor(secrets: ["123:ABC-token", "lfmkey42"])
         let text = redactor.redact("GET /bot123:ABC-token/getMe?k=lfmkey42 then /bot123:ABC-token/x")

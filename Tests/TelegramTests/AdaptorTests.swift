@@ -4,11 +4,12 @@ import Networking
 import Telegram
 import Testing
 import TestSupport
+import TestLogging
 
 private let sent = #"{"ok":true,"result":{"message_id":9,"chat":{"id":1,"type":"private"}}}"#
 private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Requests","parameters":{"retry_after":3}}"#
 
-@Suite struct RetryAdaptorTests {
+@Suite(.capturingLogs) struct RetryAdaptorTests {
     @Test func waitsRetryAfterThenSendsOnce() async throws {
         let clock = TestClock()
         let (client, transport) = telegram([.respond(status: 429, body: flood), .respond(status: 200, body: sent)])
@@ -57,7 +58,7 @@ private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Reque
     }
 }
 
-@Suite struct MigrationAdaptorTests {
+@Suite(.capturingLogs) struct MigrationAdaptorTests {
     @Test func resendsToTheNewChatAndReportsIt() async throws {
         let (client, transport) = telegram([
             .respond(status: 400, body: #"{"ok":false,"error_code":400,"description":"upgraded","parameters":{"migrate_to_chat_id":-100777}}"#),
@@ -81,7 +82,7 @@ actor MigrationLog {
     func add(_ from: Int64, _ to: Int64) { entries.append(Pair(from: from, to: to)) }
 }
 
-@Suite struct ThrottleTests {
+@Suite(.capturingLogs) struct ThrottleTests {
     private func throttled(_ clock: TestClock<Duration>) -> (ThrottledTelegramClient, ScriptedTransport) {
         let always = ScriptedTransport([], fallback: .respond(status: 200, body: sent))
         let http = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: tokenSecret)

@@ -4,6 +4,7 @@ import Networking
 import Telegram
 import Testing
 import TestSupport
+import TestLogging
 
 private func updates(_ ids: ClosedRange<Int>) -> String {
     let items = ids.map { #"{"update_id":\#($0),"message":{"message_id":\#($0),"chat":{"id":1,"type":"private"},"text":"hi"}}"# }
@@ -17,7 +18,7 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
     }
 }
 
-@Suite struct LongPollerTests {
+@Suite(.capturingLogs) struct LongPollerTests {
     @Test func offsetsFollowTheLastUpdate() async throws {
         let (client, transport) = telegram([
             .respond(status: 200, body: updates(1...2)), .respond(status: 200, body: #"{"ok":true,"result":[]}"#),

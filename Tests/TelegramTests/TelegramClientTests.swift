@@ -3,6 +3,7 @@ import Networking
 import Telegram
 import Testing
 import TestSupport
+import TestLogging
 
 let token = "987654:SECRET-token-xyz"
 let tokenSecret = Secret(token)
@@ -12,7 +13,7 @@ func telegram(_ steps: [ScriptedTransport.Step], logs: LogCapture = LogCapture()
     return (HTTPTelegramClient(transport: transport, baseURL: URL(string: "http://fake")!, token: tokenSecret, logger: logs.logger()), transport)
 }
 
-@Suite struct TelegramClientTests {
+@Suite(.capturingLogs) struct TelegramClientTests {
     @Test func requestsGoToBotTokenMethodAsJSON() async throws {
         let (client, transport) = telegram([.respond(status: 200, body: #"{"ok":true,"result":{"message_id":5,"chat":{"id":-1,"type":"group"}}}"#)])
         let message = try await client.sendMessage(chatID: -1, html: "<b>hi</b>", replyTo: 4)

@@ -74,6 +74,11 @@ public actor FakeTelegram {
     public var administrators: [Int64: [Int64]] = [:]
     /// The ids of the messages `sendMessage` created, in order.
     public private(set) var sentMessageIDs: [Int64] = []
+    /// The command names of each menu, by scope type ("default", "all_chat_administrators", …).
+    public private(set) var menus: [String: [String]] = [:]
+    /// The bot's description and short description, as `setMyDescription` and `setMyShortDescription` left them.
+    public private(set) var botDescription = ""
+    public private(set) var botShortDescription = ""
     /// Acts like a Telegram that never saw the confirming poll: updates are delivered again.
     public var ignoresConfirmations = false
 
@@ -328,7 +333,22 @@ public actor FakeTelegram {
                 return (1...32).contains(name.count) && name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }
                     && (1...256).contains(description.count)
             }
-            return valid ? ok(true) : refuse(method, 400, "Bad Request: BOT_COMMAND_INVALID")
+            let scope = (call.parameters["scope"] as? [String: Any])?["type"] as? String ?? "default"
+            let scopes = ["default", "all_private_chats", "all_group_chats", "all_chat_administrators"]
+            guard valid else { return refuse(method, 400, "Bad Request: BOT_COMMAND_INVALID") }
+            guard scopes.contains(scope) else { return refuse(method, 400, "Bad Request: wrong parameter scope") }
+            menus[scope] = commands.compactMap { $0["command"] as? String }
+            return ok(true)
+        case "getMyDescription":
+            return ok(["description": botDescription])
+        case "getMyShortDescription":
+            return ok(["short_description": botShortDescription])
+        case "setMyDescription", "setMyShortDescription":
+            let short = method == "setMyShortDescription"
+            let text = call.parameters[short ? "short_description" : "description"] as? String ?? ""
+            guard text.count <= (short ? 120 : 512) else { return refuse(method, 400, "Bad Request: BOT_DESCRIPTION_INVALID") }
+            if short { botShortDescription = text } else { botDescription = text }
+            return ok(true)
         default:
             return ok(true)
         }

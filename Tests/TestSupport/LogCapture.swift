@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -21,14 +22,37 @@ public final class LogCapture: Sendable {
         lines.withLock { $0 }
     }
 
-    fileprivate func append(_ line: String) {
-        lines.withLock { $0.append(line) }
+    fileprivate func append(_ line: String, keeping limit: Int? = nil) {
+        lines.withLock { lines in
+            lines.append(line)
+            if let limit, lines.count > limit { lines.removeFirst(lines.count - limit) }
+        }
+    }
+
+    /// Where loggers made with the default factory write during tests. Only the latest
+    /// lines are kept.
+    public static let process = LogCapture()
+
+    private static let processLogs: Void = {
+        let echo = ProcessInfo.processInfo.environment["TEST_LOGS"] == "1"
+        LoggingSystem.bootstrap { label in
+            var handler = CapturingHandler(label: label, capture: process, echo: echo, keep: 2_000)
+            handler.logLevel = .info
+            return handler
+        }
+    }()
+
+    /// Routes every default logger of the process into `process`; the first call wins.
+    public static func captureProcessLogs() {
+        _ = processLogs
     }
 }
 
 private struct CapturingHandler: LogHandler {
     let label: String
     let capture: LogCapture
+    var echo = false
+    var keep: Int?
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
 
@@ -40,6 +64,8 @@ private struct CapturingHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let meta = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        capture.append("\(event.level) \(label): \(event.message) \(meta)")
+        let line = "\(event.level) \(label): \(event.message) \(meta)"
+        if echo { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        capture.append(line, keeping: keep)
     }
 }

@@ -1,7 +1,8 @@
 import Testing
 import Throwback
+import TestLogging
 
-@Suite struct CommandParserTests {
+@Suite(.capturingLogs) struct CommandParserTests {
     let parser = CommandParser(botUsername: "VinylogueBot")
     let throwback = try! ThrowbackCommand(engine: ThrowbackEngine(lastFM: NoLastFM()), store: .inMemory(), guards: [])
     let specs = [

@@ -2,12 +2,13 @@ import Configuration
 import Foundation
 import Throwback
 import Testing
+import TestLogging
 
 private func load(_ environment: [String: String]) throws -> BotConfiguration {
     try BotConfiguration(reader: ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment)))
 }
 
-@Suite struct ConfigurationTests {
+@Suite(.capturingLogs) struct ConfigurationTests {
     @Test func defaultsFollowTheContract() throws {
         let config = try load([:])
         #expect(config.telegramToken == nil)

@@ -2,6 +2,7 @@ import Foundation
 import LastFM
 import Testing
 import Throwback
+import TestLogging
 
 /// The engine over the demo data, which runs through the real HTTP client and decoder.
 private func engine(now: Date) -> ThrowbackEngine {
@@ -11,7 +12,7 @@ private func engine(now: Date) -> ThrowbackEngine {
 
 private let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
 
-@Suite struct EngineTests {
+@Suite(.capturingLogs) struct EngineTests {
     @Test func aThrowbackFindsTheWeekYearsAgo() async throws {
         let outcome = try await engine(now: now).throwback(user: "ALICE", yearsAgo: 3)
         guard case .chart(let summary) = outcome else { Issue.record("\(outcome)"); return }

@@ -3,14 +3,15 @@ import LastFM
 import Telegram
 import Testing
 import Throwback
+import TestLogging
 
-private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_000) // 19–26 Nov 2023
+private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_000) // 19–25 Nov 2023
 
 private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) -> ChartSummary {
     ChartSummary(user: "alice", range: week, yearsAgo: 3, albums: albums, hiddenCount: hidden, minimumPlayCount: minimum)
 }
 
-@Suite struct FormatterTests {
+@Suite(.capturingLogs) struct FormatterTests {
     @Test func htmlEscapesEveryName() {
         let text = ChartFormatter.telegram.format(ChartSummary(
             user: "a<b>", range: week, yearsAgo: 1,
@@ -25,7 +26,7 @@ private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) 
 
     @Test func plainTextIsNotEscaped() {
         let text = ChartFormatter.plain.format(summary([ChartAlbum(artist: "Simon & Garfunkel", name: "Bookends", playCount: 1, rank: 1)]))
-        #expect(text == "alice · week of 19–26 Nov 2023, 3 years ago\n1. Simon & Garfunkel – Bookends (1 play)")
+        #expect(text == "alice · week of 19–25 Nov 2023, 3 years ago\n1. Simon & Garfunkel – Bookends (1 play)")
     }
 
     @Test func playsArePluralised() {
@@ -38,11 +39,14 @@ private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) 
     }
 
     @Test func weeksInWords() {
-        #expect(WeekDescription.days(of: week) == "19–26 Nov 2023")
-        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_698_580_800, toUnix: 1_699_185_600)) == "29 Oct – 5 Nov 2023")
-        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_703_419_200, toUnix: 1_704_024_000)) == "24–31 Dec 2023")
-        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_703_937_600, toUnix: 1_704_542_400)) == "30 Dec 2023 – 6 Jan 2024")
-        #expect(WeekDescription.week(week, yearsAgo: 1) == "week of 19–26 Nov 2023, 1 year ago")
+        #expect(WeekDescription.days(of: week) == "19–25 Nov 2023")
+        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_698_580_800, toUnix: 1_699_185_600)) == "29 Oct – 4 Nov 2023")
+        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_703_419_200, toUnix: 1_704_024_000)) == "24–30 Dec 2023")
+        // `to` is exclusive: a week ending on the 1st shows the last day of the month before.
+        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_732_449_600, toUnix: 1_733_054_400)) == "24–30 Nov 2024")
+        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_703_980_800, toUnix: 1_704_585_600)) == "31 Dec 2023 – 6 Jan 2024")
+        #expect(WeekDescription.days(of: WeeklyChartRange(fromUnix: 1_703_937_600, toUnix: 1_704_542_400)) == "30 Dec 2023 – 5 Jan 2024")
+        #expect(WeekDescription.week(week, yearsAgo: 1) == "week of 19–25 Nov 2023, 1 year ago")
     }
 
     @Test func longChartsAreCutToTopNWithACount() {

@@ -7,6 +7,7 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import TestLogging
 
 private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil, lastFMUser: String? = nil) -> CommandInvocation {
     var invocation = CommandInvocation(chatID: chat, isPrivateChat: chat > 0, userID: user)
@@ -15,7 +16,7 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
     return invocation
 }
 
-@Suite struct RateLimitGuardTests {
+@Suite(.capturingLogs) struct RateLimitGuardTests {
     @Test func oneNoticePerWindowThenSilenceAndOthersUnaffected() async {
         let clock = TestClock()
         let limit = RateLimitGuard(limits: .init(user: .init(burst: 3, perMinute: 6), chat: .init(burst: 100, perMinute: 100)), clock: clock)
@@ -72,7 +73,7 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
     }
 }
 
-@Suite struct CircuitBreakerTests {
+@Suite(.capturingLogs) struct CircuitBreakerTests {
     @Test func opensAfterRepeatedFailuresAndHalfOpensAfterTheCooldown() async {
         let clock = TestClock()
         let breaker = CircuitBreaker(failureThreshold: 3, cooldown: .seconds(60), clock: clock)
@@ -113,7 +114,7 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
     }
 }
 
-@Suite struct HalfOpenTrialTests {
+@Suite(.capturingLogs) struct HalfOpenTrialTests {
     @Test func concurrentCallsInTheHalfOpenStateSendOneTrial() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(60), clock: clock)
@@ -168,7 +169,7 @@ private final class GatedTransport: HTTPTransport {
     }
 }
 
-@Suite struct ValidLastFMUserGuardTests {
+@Suite(.capturingLogs) struct ValidLastFMUserGuardTests {
     @Test func syntaxIsCheckedWithoutAsking() async {
         let transport = ScriptedTransport([])
         let valid = ValidLastFMUserGuard(lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: TestClock())
@@ -200,7 +201,7 @@ private final class GatedTransport: HTTPTransport {
     }
 }
 
-@Suite struct AdminGuardTests {
+@Suite(.capturingLogs) struct AdminGuardTests {
     private let administrators = #"{"ok":true,"result":[{"status":"creator","user":{"id":100,"is_bot":false,"first_name":"A"}}]}"#
 
     @Test func botAdminsAndOwnPrivateChatsNeedNoLookup() async {
@@ -243,7 +244,7 @@ private final class GatedTransport: HTTPTransport {
     }
 }
 
-@Suite struct ButtonDataTests {
+@Suite(.capturingLogs) struct ButtonDataTests {
     @Test(arguments: ["", "garbage", "tb|alice", "tb|x|alice", "tb|0|alice", "tb|51|alice", "xx|3|alice", "tb|3|", "tb|3|#abc", "tb|003|alice"])
     func forgedDataIsRejected(data: String) {
         #expect(ButtonData.parse(data) == nil)

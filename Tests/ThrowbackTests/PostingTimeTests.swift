@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Throwback
+import TestLogging
 
 private func date(_ unix: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(unix)) }
 
@@ -8,7 +9,7 @@ private func time(_ schedule: String, _ zone: String) -> PostingTime {
     PostingTime(schedule: WeeklySchedule(schedule)!, zone: TimeZone(identifier: zone)!)
 }
 
-@Suite struct PostingTimeTests {
+@Suite(.capturingLogs) struct PostingTimeTests {
     @Test(arguments: [
         // Berlin, spring: 02:30 does not exist on 29 Mar 2026; it falls an hour after, 03:30 CEST.
         ("sun 02:30", "Europe/Berlin", 1_774_699_200, 1_774_747_800),

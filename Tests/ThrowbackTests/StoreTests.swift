@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import Telegram
 import Testing
+import TestLogging
 @testable import Throwback
 
-@Suite struct StoreTests {
+@Suite(.capturingLogs) struct StoreTests {
     @Test func rostersKeepLastFMSpellingAndIgnoreCase() async throws {
         let store = try BotStore.inMemory()
         #expect(try await store.addToRoster(["RJ", "eartle", "rj"], chat: -1, limit: 50) == ["RJ", "eartle"])

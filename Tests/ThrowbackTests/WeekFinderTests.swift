@@ -2,6 +2,7 @@ import Foundation
 import LastFM
 import Testing
 import Throwback
+import TestLogging
 
 /// Sunday 19 Nov 2023 12:00 UTC, a real Last.fm week boundary.
 private let sunday = 1_700_395_200
@@ -13,7 +14,7 @@ private func range(_ index: Int) -> WeeklyChartRange {
 
 private func at(_ unix: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(unix)) }
 
-@Suite struct WeekFinderTests {
+@Suite(.capturingLogs) struct WeekFinderTests {
     /// Weeks 0, 1, 2, then a gap (week 3 missing), then week 4.
     let finder = WeekFinder(ranges: [range(4), range(0), range(1), range(2)])
 

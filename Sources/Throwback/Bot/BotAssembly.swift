@@ -27,6 +27,8 @@ public struct BotAssembly: Sendable {
         public var weeklyMessageLength: Int
         /// Where counters go; a Prometheus registry when `/metrics` is served.
         public var metrics: BotMetrics
+        /// Added to "no such Last.fm user", e.g. the demo's list of users.
+        public var unknownUserHint: String?
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -38,7 +40,8 @@ public struct BotAssembly: Sendable {
             telegramRetry: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
             bot: BotService.Settings? = nil,
             weeklyMessageLength: Int = 4096,
-            metrics: BotMetrics = .none
+            metrics: BotMetrics = .none,
+            unknownUserHint: String? = nil
         ) {
             self.clock = clock
             self.breakerClock = breakerClock
@@ -50,6 +53,7 @@ public struct BotAssembly: Sendable {
             self.bot = bot
             self.weeklyMessageLength = weeklyMessageLength
             self.metrics = metrics
+            self.unknownUserHint = unknownUserHint
         }
     }
 
@@ -110,8 +114,8 @@ public struct BotAssembly: Sendable {
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
             breaker: breaker,
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock),
-            validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock),
-            weekly: weekly
+            validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock, unknownUserHint: options.unknownUserHint),
+            weekly: weekly, unknownUserHint: options.unknownUserHint
         )) { outcome in
             let (result, guardName) = outcome.labels
             metrics.increment("vinylogue_commands_total", [("command", outcome.command), ("outcome", result), ("guard", guardName)])

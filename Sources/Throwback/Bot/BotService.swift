@@ -5,7 +5,7 @@ import Networking
 import ServiceLifecycle
 import Telegram
 
-/// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, `setMyCommands`),
+/// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, the bot's profile),
 /// then poll → journal → dispatch → reply until graceful shutdown, which cancels the
 /// in-flight poll at once and gives replies in progress a few seconds.
 public struct BotService: Service, CustomStringConvertible {
@@ -105,7 +105,7 @@ public struct BotService: Service, CustomStringConvertible {
         logger.info("bot stopped")
     }
 
-    /// Learns the bot's username, removes any webhook, and registers the command menu.
+    /// Learns the bot's username, removes any webhook, and publishes the menus and descriptions.
     /// Retries while Telegram is unreachable; a rejected token ends it at once.
     /// Returns nil if cancelled first.
     private func startUp() async throws -> User? {
@@ -114,7 +114,7 @@ public struct BotService: Service, CustomStringConvertible {
             do {
                 let me = try await pollingClient.getMe()
                 try await pollingClient.deleteWebhook()
-                try await pollingClient.setMyCommands(CommandSet.menu(commands.router.commands))
+                try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
             } catch let error as TelegramError where error.isTransient {
                 attempt += 1

@@ -26,17 +26,33 @@ public struct YearNavigation: Sendable {
 
     /// The buttons for a reply, or nil when there is nowhere to go.
     public func keyboard(for reply: BotReply) async throws -> InlineKeyboard? {
-        guard case .throwback(.chart(let summary)) = reply else { return nil }
         var row: [InlineKeyboard.Button] = []
+        for move in Self.moves(from: reply) {
+            row.append(.init(text: move.label, callbackData: try await data(move.target.user, move.target.yearsAgo)))
+        }
+        return row.isEmpty ? nil : InlineKeyboard(rows: [row])
+    }
+
+    /// A year a reply can move to, with its button label.
+    public struct Move: Sendable, Equatable {
+        public var label: String
+        public var target: Target
+    }
+
+    /// Where a reply's ◀ and ▶ lead, earlier year first; empty when there is nowhere to go.
+    /// Pure, so that a terminal can show the same choices as text.
+    public static func moves(from reply: BotReply) -> [Move] {
+        guard case .throwback(.chart(let summary)) = reply else { return [] }
+        var moves: [Move] = []
         let earlier = summary.yearsAgo + 1
         let later = summary.yearsAgo - 1
         if summary.canGoBack, ThrowbackEngine.yearRange.contains(earlier) {
-            row.append(.init(text: "◀ \(WeekDescription.yearsAgoPhrase(earlier))", callbackData: try await data(summary.user, earlier)))
+            moves.append(Move(label: "◀ \(WeekDescription.yearsAgoPhrase(earlier))", target: Target(user: summary.user, yearsAgo: earlier)))
         }
         if summary.canGoForward, ThrowbackEngine.yearRange.contains(later) {
-            row.append(.init(text: "\(WeekDescription.yearsAgoPhrase(later)) ▶", callbackData: try await data(summary.user, later)))
+            moves.append(Move(label: "\(WeekDescription.yearsAgoPhrase(later)) ▶", target: Target(user: summary.user, yearsAgo: later)))
         }
-        return row.isEmpty ? nil : InlineKeyboard(rows: [row])
+        return moves
     }
 
     /// The target of a button, or nil for forged or stale data.

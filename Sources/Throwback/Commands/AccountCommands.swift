@@ -62,7 +62,7 @@ public struct HelpCommand: Command {
     }
 
     public static func render(_ specs: [CommandSpec]) -> String {
-        var lines = ["I bring back your music history from Last.fm. Commands (the / is optional):"]
+        var lines = ["I bring back your music history from Last.fm. Commands (in groups, start them with /):"]
         for spec in specs.filter({ !$0.adminOnly }) {
             lines.append("• \(line(spec))")
         }
@@ -71,7 +71,7 @@ public struct HelpCommand: Command {
             lines.append("For admins (add a chat id at the end to manage another chat, e.g. a channel):")
             lines += admin.map { "• \(line($0))" }
         }
-        lines.append("Example: throwback rj 3")
+        lines.append("Example: throwback alice 3")
         return lines.joined(separator: "\n")
     }
 

@@ -14,11 +14,15 @@ public enum CommandSet {
         public var admin: AdminGuard
         public var validUser: ValidLastFMUserGuard
         public var weekly: WeeklyPostControls
+        /// Added to "no such Last.fm user", e.g. the demo's list of users.
+        public var unknownUserHint: String?
 
         public init(
             engine: ThrowbackEngine, lastFM: any LastFMClient, store: BotStore, rateLimit: RateLimitGuard,
-            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidLastFMUserGuard, weekly: WeeklyPostControls
+            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidLastFMUserGuard, weekly: WeeklyPostControls,
+            unknownUserHint: String? = nil
         ) {
+            self.unknownUserHint = unknownUserHint
             self.engine = engine
             self.lastFM = lastFM
             self.store = store
@@ -54,11 +58,8 @@ public enum CommandSet {
     /// `throwback`, guarded by the rate limit and the account link (for `me`). It has no
     /// health guard: while Last.fm is down, a throwback the cache can answer is still answered.
     public static func throwback(_ d: Dependencies) -> ThrowbackCommand {
-        ThrowbackCommand(engine: d.engine, store: d.store, guards: [d.rateLimit, LinkedAccountGuard(store: d.store)])
-    }
-
-    /// The Telegram command menu, from the same declarations.
-    public static func menu(_ commands: [any Command]) -> [BotCommand] {
-        commands.map { BotCommand(command: $0.spec.name, description: String($0.spec.summary.prefix(256))) }
+        ThrowbackCommand(
+            engine: d.engine, store: d.store, guards: [d.rateLimit, LinkedAccountGuard(store: d.store)], unknownUserHint: d.unknownUserHint
+        )
     }
 }

@@ -10,8 +10,10 @@ public struct ThrowbackCommand: Command {
     public let guards: [any CommandGuard]
     private let engine: ThrowbackEngine
     private let store: BotStore
+    private let unknownUserHint: String?
 
-    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard]) {
+    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard], unknownUserHint: String? = nil) {
+        self.unknownUserHint = unknownUserHint
         self.engine = engine
         self.store = store
         self.guards = guards
@@ -55,7 +57,7 @@ public struct ThrowbackCommand: Command {
         do {
             return .throwback(try await engine.throwback(user: user, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount))
         } catch let error as LastFMError {
-            return .text(error.userMessage)
+            return .text(error.userMessage(hint: unknownUserHint))
         } catch let error as ThrowbackError {
             return .text(error.userMessage)
         } catch {

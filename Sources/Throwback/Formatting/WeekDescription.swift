@@ -1,7 +1,7 @@
 import Foundation
 import LastFM
 
-/// Words for a chart week: "17–24 Nov 2023", "27 Oct – 3 Nov 2023", "29 Dec 2023 – 5 Jan 2024".
+/// Words for a chart week: "17–23 Nov 2023", "27 Oct – 2 Nov 2023", "29 Dec 2023 – 4 Jan 2024".
 public enum WeekDescription {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -11,10 +11,11 @@ public enum WeekDescription {
         return calendar
     }()
 
-    /// The days of a range. Weeks end on a Sunday at noon, so `to` is the last day shown.
+    /// The days of a range. Last.fm's `to` is exclusive (weeks run from Sunday noon to
+    /// Sunday noon), so the last day shown is the one before it: seven days, not eight.
     public static func days(of range: WeeklyChartRange) -> String {
         let start = utc.dateComponents([.year, .month, .day], from: range.from)
-        let end = utc.dateComponents([.year, .month, .day], from: range.to)
+        let end = utc.dateComponents([.year, .month, .day], from: max(range.from, range.to.addingTimeInterval(-86_400)))
         let (d1, m1, y1) = (start.day!, months[start.month! - 1], start.year!)
         let (d2, m2, y2) = (end.day!, months[end.month! - 1], end.year!)
         if y1 != y2 { return "\(d1) \(m1) \(y1) – \(d2) \(m2) \(y2)" }
@@ -22,7 +23,7 @@ public enum WeekDescription {
         return "\(d1)–\(d2) \(m2) \(y2)"
     }
 
-    /// "week of 17–24 Nov 2023, 3 years ago".
+    /// "week of 17–23 Nov 2023, 3 years ago".
     public static func week(_ range: WeeklyChartRange, yearsAgo: Int) -> String {
         "week of \(days(of: range)), \(yearsAgoPhrase(yearsAgo))"
     }

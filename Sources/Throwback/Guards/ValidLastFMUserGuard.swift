@@ -15,12 +15,15 @@ public actor ValidLastFMUserGuard: CommandGuard {
     private let clock: ElapsedClock
     private let foundLifetime: Duration
     private let notFoundLifetime: Duration
+    private let unknownUserHint: String?
     private var answers: BoundedCache<String, Answer>
 
     public init(
         lastFM: any LastFMClient, clock: any Clock<Duration> = ContinuousClock(),
-        foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000
+        foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
+        unknownUserHint: String? = nil
     ) {
+        self.unknownUserHint = unknownUserHint
         self.lastFM = lastFM
         self.clock = ElapsedClock(clock)
         self.foundLifetime = foundLifetime
@@ -59,7 +62,15 @@ public actor ValidLastFMUserGuard: CommandGuard {
             refined.lastFMUser = canonical
             return .allow(refined)
         case .notFound:
-            return .deny(LastFMError.userNotFound(name).userMessage)
+            return .deny(LastFMError.userNotFound(name).userMessage(hint: unknownUserHint))
         }
+    }
+}
+
+extension LastFMError {
+    /// The line a person reads, with `hint` after "no such user" (the demo lists its users).
+    func userMessage(hint: String?) -> String {
+        guard case .userNotFound = self, let hint else { return userMessage }
+        return "\(userMessage) \(hint)"
     }
 }
