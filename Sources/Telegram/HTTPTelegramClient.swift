@@ -9,22 +9,26 @@ public struct HTTPTelegramClient: TelegramClient {
     public static let defaultBaseURL = URL(string: "https://api.telegram.org")!
 
     private let transport: any HTTPTransport
-    private let baseURL: URL
     private let token: Secret
+    /// `{base}/bot{token}/`, made once: every request only appends its method. A `Secret`,
+    /// since it holds the token.
+    private let methodBase: Secret
     private let logger: Logger
     private let redactor: SecretRedactor
 
     public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: Secret, logger: Logger = Logger(label: "telegram")) {
         self.transport = transport
-        self.baseURL = baseURL
         self.token = token
+        self.methodBase = Secret(baseURL.appendingPathComponent("bot\(token.reveal())").absoluteString + "/")
         self.logger = logger
         self.redactor = SecretRedactor(secrets: [token])
     }
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
-        let url = baseURL.appendingPathComponent("bot\(token.reveal())").appendingPathComponent(request.method)
-        let body = try JSONEncoder().encode(request.parameters)
+        guard let url = URL(string: methodBase.reveal() + request.method) else {
+            throw TelegramError.badRequest("not a Bot API method: \(request.method.prefix(64))")
+        }
+        let body = Data(JSONValue.object(request.parameters).jsonBytes)
         let http = HTTPRequest(
             method: "POST", url: url, headers: ["Content-Type": "application/json"], body: body, timeout: request.timeout
         )

@@ -174,6 +174,47 @@ public struct BotCommand: Codable, Sendable, Equatable {
     }
 }
 
+/// What the bot needs of a message it sent: its id and the chat it went to. Telegram
+/// answers every `sendMessage` with the whole message; decoding only these two keeps that
+/// answer cheap.
+public struct SentMessage: Codable, Sendable, Equatable {
+    public var messageID: Int64
+    public var chatID: Int64
+
+    public init(messageID: Int64, chatID: Int64) {
+        self.messageID = messageID
+        self.chatID = chatID
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case messageID = "message_id", chat
+    }
+
+    private enum ChatKeys: String, CodingKey {
+        case id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        messageID = try c.decode(Int64.self, forKey: .messageID)
+        chatID = try c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat).decode(Int64.self, forKey: .id)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(messageID, forKey: .messageID)
+        var chat = c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat)
+        try chat.encode(chatID, forKey: .id)
+    }
+}
+
+/// An answer whose content the bot does not need (an edit returns the message or `true`):
+/// nothing of it is decoded.
+public struct IgnoredResult: Decodable, Sendable, Equatable {
+    public init() {}
+    public init(from decoder: any Decoder) throws {}
+}
+
 /// Who sees a command menu.
 public enum BotCommandScope: String, Sendable {
     case `default`

@@ -23,7 +23,7 @@ extension TelegramClient {
     @discardableResult
     public func sendMessage(
         chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
-    ) async throws -> Message {
+    ) async throws -> SentMessage {
         try await send(.sendMessage(chatID: chatID, html: html, replyTo: replyTo, topic: topic, keyboard: keyboard))
     }
 

@@ -59,7 +59,7 @@ extension TelegramRequest {
     /// A message in HTML parse mode, quoting `replyTo` if given, in forum topic `topic` if given.
     public static func sendMessage(
         chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
-    ) -> TelegramRequest<Message> {
+    ) -> TelegramRequest<SentMessage> {
         var parameters: [String: JSONValue] = [
             "chat_id": .int(chatID), "text": .string(html), "parse_mode": .string("HTML"),
             "link_preview_options": .object(["is_disabled": .bool(true)]),
@@ -75,7 +75,7 @@ extension TelegramRequest {
     /// Replaces a message's text (and keyboard) in place.
     public static func editMessageText(
         chatID: Int64, messageID: Int64, html: String, keyboard: InlineKeyboard? = nil
-    ) -> TelegramRequest<JSONValue> {
+    ) -> TelegramRequest<IgnoredResult> {
         var parameters: [String: JSONValue] = [
             "chat_id": .int(chatID), "message_id": .int(messageID), "text": .string(html), "parse_mode": .string("HTML"),
             "link_preview_options": .object(["is_disabled": .bool(true)]),

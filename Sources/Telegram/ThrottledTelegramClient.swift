@@ -6,6 +6,10 @@ public struct FloodLimits: Sendable, Equatable {
     public var perChatPerMinute = 20
     public var perSupergroupOrChannelPerMinute = 10
     public var overallPerSecond = 30
+    /// Added to every window. Telegram counts messages as they arrive, which is a little
+    /// after they leave and not evenly so; without a margin, a message that left on time
+    /// can still arrive as the 31st of a second.
+    public var margin: Duration = .milliseconds(100)
 
     public init() {}
 }
@@ -61,7 +65,7 @@ actor FloodLimiter {
     init(limits: FloodLimits, clock: ElapsedClock, capacity: Int = 10_000) {
         self.limits = limits
         self.clock = clock
-        overall = SlidingWindow(limit: limits.overallPerSecond, window: .seconds(1))
+        overall = SlidingWindow(limit: limits.overallPerSecond, window: .seconds(1) + limits.margin)
         chats = BoundedCache(capacity: capacity)
     }
 
@@ -73,7 +77,7 @@ actor FloodLimiter {
         let perMinute = chat <= -1_000_000_000_000 ? limits.perSupergroupOrChannelPerMinute : limits.perChatPerMinute
         var state = chats.value(forKey: chat, now: now) ?? ChatState(
             spacing: Pacing(every: .seconds(1) / max(limits.perChatPerSecond, 1), now: now),
-            recent: SlidingWindow(limit: perMinute, window: .seconds(60))
+            recent: SlidingWindow(limit: perMinute, window: .seconds(60) + limits.margin)
         )
         let at = max(state.spacing.earliest(now: now), state.recent.earliest(now: now))
         state.spacing.commit(at: at)

@@ -78,6 +78,8 @@ public struct ChatUpdateHandler: Sendable {
     /// decided what the journal holds.
     private func answer(_ message: Message, update: Update, logger: Logger) async -> Bool {
         guard let text = message.text, let context = Self.invocation(for: message) else { return false }
+        var logger = logger
+        if let command = router.commandName(in: text, context: context) { logger[metadataKey: "command"] = "\(command)" }
         guard let reply = await router.reply(to: text, context: context), let html = reply.rendered(with: .telegram) else { return false }
         guard !Task.isCancelled else {
             logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start")
@@ -94,6 +96,8 @@ public struct ChatUpdateHandler: Sendable {
     /// Handles a ◀ / ▶ press. The press is answered before any Last.fm call, so the client's
     /// spinner stops at once; a refusal shows as a toast, later trouble as a log line.
     private func press(_ query: CallbackQuery, update: Update, logger: Logger) async -> Bool {
+        var logger = logger
+        logger[metadataKey: "command"] = "\(throwback.spec.name)"
         guard let target = await navigation.target(from: query.data) else {
             await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", logger: logger)
             return false

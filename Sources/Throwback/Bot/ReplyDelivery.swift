@@ -58,6 +58,8 @@ public struct ReplyDelivery: Sendable {
     @discardableResult
     public func send<Response>(_ request: TelegramRequest<Response>, answering update: Update) async -> Response? {
         let journal = journal
+        var logger = logger
+        logger[metadataKey: "update"] = "\(update.updateID)"
         let request = request.beforeSending { try await journal.markHandled(update) }
         let chat = request.chatID ?? 0
         let started = clock.elapsed()

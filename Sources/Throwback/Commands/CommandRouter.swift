@@ -49,6 +49,12 @@ public struct CommandRouter: Sendable {
         }
     }
 
+    /// The name of the command `text` invokes, if any: for log lines.
+    public func commandName(in text: String, context: CommandInvocation) -> String? {
+        if case .command(let spec, _) = parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat) { return spec.name }
+        return nil
+    }
+
     private func hint(_ text: String, _ context: CommandInvocation) async -> BotReply? {
         do {
             _ = try await Self.check(hintGuards, context)

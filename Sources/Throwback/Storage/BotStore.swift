@@ -144,7 +144,9 @@ public struct BotStore: Sendable {
     // MARK: Chats
 
     public func settings(for chat: Int64) async throws -> ChatSettings {
-        try await database.read { db in try ChatSettings.fetchOne(db, key: chat) } ?? ChatSettings(id: chat)
+        try await database.read { db in
+            try ChatSettings.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?"), arguments: [chat])
+        } ?? ChatSettings(id: chat)
     }
 
     /// Changes a chat's settings, creating its row if needed.

@@ -33,6 +33,18 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
         self.active = active
     }
 
+    /// Read column by column rather than through `Decodable`: every throwback reads its
+    /// chat's settings, and the generic decoder was the larger part of that read.
+    public init(row: Row) throws {
+        id = row["id"]
+        minimumPlayCount = row["minimumPlayCount"]
+        weeklyPost = row["weeklyPost"]
+        schedule = row["schedule"]
+        scheduleZone = row["scheduleZone"]
+        weeklyTopicID = row["weeklyTopicID"]
+        active = row["active"]
+    }
+
     /// Whether the weekly post is on, given the chat that gets it by default.
     public func weeklyPostIsOn(defaultChat: Int64?) -> Bool {
         active && (weeklyPost ?? (id == defaultChat))

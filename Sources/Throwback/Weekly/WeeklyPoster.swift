@@ -155,7 +155,7 @@ public struct WeeklyPoster: Sendable {
         do {
             let message = try await telegram.sendMessage(chatID: progress.chatID, html: html, topic: topic)
             // A group that became a supergroup: its records moved with it.
-            progress.chatID = message.chat.id
+            progress.chatID = message.chatID
             try? await store.recordWeeklyMessageSent(progress, sequence: sequence, messageID: message.messageID, at: now())
             return .sent
         } catch let error where error.certainlyNotSent {
