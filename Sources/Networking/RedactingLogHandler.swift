@@ -32,6 +32,9 @@ public struct RedactingLogHandler: LogHandler {
         event.message = "\(redactor.redact(event.message.description))"
         event.metadata = event.metadata.map { $0.mapValues(redact) }
         event.error = event.error.map { RedactedError(description: redactor.redact("\($0)")) }
+        // Metadata set on the logger itself is merged by the base handler: redact it too.
+        var base = base
+        base.metadata = base.metadata.mapValues(redact)
         base.log(event: event)
     }
 

@@ -9,7 +9,6 @@ public struct HTTPTelegramClient: TelegramClient {
     public static let defaultBaseURL = URL(string: "https://api.telegram.org")!
 
     private let transport: any HTTPTransport
-    private let token: Secret
     /// `{base}/bot{token}/`, made once: every request only appends its method. A `Secret`,
     /// since it holds the token.
     private let methodBase: Secret
@@ -18,7 +17,6 @@ public struct HTTPTelegramClient: TelegramClient {
 
     public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: Secret, logger: Logger = Logger(label: "telegram")) {
         self.transport = transport
-        self.token = token
         self.methodBase = Secret(baseURL.appendingPathComponent("bot\(token.reveal())").absoluteString + "/")
         self.logger = logger
         self.redactor = SecretRedactor(secrets: [token])

@@ -6,7 +6,8 @@ public struct FloodLimits: Sendable, Equatable {
     public var perChatPerMinute = 20
     public var perSupergroupOrChannelPerMinute = 10
     public var overallPerSecond = 30
-    /// Added to every window. Telegram counts messages as they arrive, which is a little
+    /// Added to each counting window (per minute, overall per second); the per-second
+    /// spacing within a chat is already a full second. Telegram counts messages as they arrive, which is a little
     /// after they leave and not evenly so; without a margin, a message that left on time
     /// can still arrive as the 31st of a second.
     public var margin: Duration = .milliseconds(100)

@@ -36,8 +36,12 @@ struct HealthcheckCommand: AsyncParsableCommand {
             return
         }
         // A server bound to every address answers on loopback.
-        let host = ["0.0.0.0", "::", ""].contains(configuration.httpHost) ? "127.0.0.1" : configuration.httpHost
-        let url = URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/healthz")!
+        let bare = configuration.httpHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = ["0.0.0.0", "::", ""].contains(bare) ? "127.0.0.1" : bare
+        guard let url = URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/healthz") else {
+            print("unhealthy: HTTP_HOST “\(configuration.httpHost)” is not an address to ask")
+            throw ExitCode.failure
+        }
         do {
             let response = try await environment.transport.send(HTTPRequest(url: url, timeout: .seconds(5)))
             let body = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

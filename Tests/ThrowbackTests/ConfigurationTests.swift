@@ -108,4 +108,19 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(!config.summary.contains("very-secret"))
         #expect(config.logFormat == .json)
     }
+
+    /// `.env.example` is where a new admin learns the keys: each one the bot reads is there,
+    /// after a line that explains it, and nothing else is.
+    @Test func envExampleExplainsEveryKeyAndOnlyThose() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lines = try String(contentsOf: root.appendingPathComponent(".env.example"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var listed: [String] = []
+        for (index, line) in lines.enumerated() where !line.hasPrefix("#") && line.contains("=") {
+            let key = String(line.prefix { $0 != "=" })
+            listed.append(key)
+            #expect(index > 0 && lines[index - 1].hasPrefix("# "), "\(key) has no explanation above it")
+        }
+        #expect(listed == BotConfiguration.keys)
+    }
 }

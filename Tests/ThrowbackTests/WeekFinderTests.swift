@@ -66,4 +66,27 @@ private func at(_ unix: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(
         #expect(finder.canMoveForwardOneYear(from: 3, now: now))
         #expect(finder.earliestYearsAgo(now: now) == 3)
     }
+
+    /// The warm path takes the client's list as it is (oldest first) and binary-searches it.
+    /// At every boundary of a long history with gaps, it must agree with a plain scan.
+    @Test func theBinarySearchAgreesWithAScanAtEveryBoundary() {
+        let gaps: Set<Int> = [3, 97, 98, 250, 498]
+        let history = (0..<500).filter { !gaps.contains($0) }.map(range)
+        let warm = WeekFinder(sortedRanges: history)
+        let unsorted = WeekFinder(ranges: history.reversed())
+        func scan(_ date: Date) -> WeekLookup {
+            if date < history[0].from { return .beforeHistory(firstWeek: history[0]) }
+            if date >= history[history.count - 1].to { return .afterHistory(lastWeek: history[history.count - 1]) }
+            return history.first { $0.contains(date) }.map(WeekLookup.found) ?? .gap
+        }
+        for index in -1...500 {
+            let start = sunday + index * week
+            for unix in [start - 1, start, start + 1, start + week / 2, start + week - 1] {
+                let date = at(unix)
+                #expect(warm.lookup(date) == scan(date), "at \(unix)")
+                #expect(unsorted.lookup(date) == scan(date), "at \(unix)")
+            }
+        }
+        #expect(warm.lookup(at(sunday + 3 * week)) == .gap)
+    }
 }

@@ -1,5 +1,6 @@
 // Bot API answers: the input is the HTTP response to every request (first byte: the status,
-// see CannedTransport; the rest: the body), read through the real HTTP client.
+// see CannedTransport; the rest: the body), read through the real HTTP client. Message texts
+// are also written back into a request body, which must read back unchanged.
 import Foundation
 import FuzzSupport
 import Networking
@@ -22,12 +23,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             for message in [update.message, update.editedMessage, update.channelPost, update.callbackQuery?.message] {
                 guard let message else { continue }
                 _ = (message.isInaccessible, message.topicID, message.isFromAnonymousAdmin, message.chat.isPrivate)
+                if let text = message.text { requestBodyRoundTrip(text) }
             }
             roundTrip(update, "Update")
         }
     }
     if let message = call("sendMessage", { try await client.sendMessage(chatID: -1_001_234_567_890, html: "<b>hi</b>") }) {
-        roundTrip(message, "Message")
+        roundTrip(message, "SentMessage")
     }
     if let admins = call("getChatAdministrators", { try await client.getChatAdministrators(chatID: -1_001_234_567_890) }) {
         for admin in admins { roundTrip(admin, "ChatMember") }
@@ -67,6 +69,16 @@ private func roundTrip<T: Codable & Equatable>(_ value: T, _ name: String) {
         }
     } catch {
         violated("\(name) does not survive JSON: \(error)", "\(value)")
+    }
+}
+
+/// Text that came from Telegram goes back out in request bodies, which the client writes
+/// itself: they must read back as the same values.
+private func requestBodyRoundTrip(_ text: String) {
+    let body = JSONValue.object(["text": .string(text), "nested": .array([.string(text), .int(-1)])])
+    let bytes = body.jsonBytes
+    guard let back = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), back == body else {
+        violated("a request body does not read back as written", String(decoding: bytes, as: UTF8.self))
     }
 }
 

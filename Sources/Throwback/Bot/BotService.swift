@@ -89,8 +89,10 @@ public struct BotService: Service, CustomStringConvertible {
             onBatch: { batch, next in
                 let fresh = try await journal.record(batch, nextOffset: next)
                 metrics.increment("vinylogue_updates_received_total", by: Int64(fresh.count))
-                // How old the newest message was when it reached the bot.
-                if let newest = fresh.compactMap({ ($0.message ?? $0.callbackQuery?.message)?.date }).filter({ $0 > 0 }).max() {
+                // How old the newest message was when it reached the bot. A button press carries
+                // no time of its own (its message's date is when the bot posted it), so only
+                // messages count.
+                if let newest = fresh.compactMap({ $0.message?.date }).filter({ $0 > 0 }).max() {
                     metrics.record("vinylogue_poll_lag_seconds", max(0, now().timeIntervalSince1970 - Double(newest)))
                 }
                 return fresh

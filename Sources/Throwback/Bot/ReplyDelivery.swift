@@ -70,7 +70,9 @@ public struct ReplyDelivery: Sendable {
             } catch let error where error.certainlyNotSent {
                 reopen(update)
                 attempt += 1
-                let delay = policy.backoff.delay(beforeRetry: attempt)
+                var delay = policy.backoff.delay(beforeRetry: attempt)
+                // Telegram said how long to wait: sending sooner only earns another 429.
+                if case .retryAfter(let seconds)? = error as? TelegramError { delay = max(delay, .seconds(seconds)) }
                 guard !Task.isCancelled, clock.elapsed() - started + delay <= policy.patience else {
                     logger.notice("reply not sent; it stays in the inbox for the next start", metadata: [
                         "chat": "\(chat)", "error": "\(error)",

@@ -65,7 +65,7 @@ public struct BotConfiguration: Sendable {
     public static let keys = [
         "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
-        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "COVER_CACHE_MB",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not.

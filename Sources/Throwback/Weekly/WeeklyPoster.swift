@@ -169,6 +169,11 @@ public struct WeeklyPoster: Sendable {
             try? store.forgetWeeklyMessage(progress, sequence: sequence)
             try? await store.markInactive(progress.chatID)
             return .gone
+        } catch let error as TelegramError where error.isRefusal {
+            // Telegram read it and said no (a deleted topic, HTML it cannot parse): sending it
+            // again would be refused again. Say so plainly rather than call it posted.
+            logger.error("Telegram refused a weekly message; it is not sent again this week", metadata: ["error": "\(error)"])
+            return .maybeSent
         } catch {
             // It may have reached Telegram: its users count as posted.
             logger.warning("a weekly message may not have arrived; not sending it again", metadata: ["error": "\(error)"])
@@ -178,6 +183,14 @@ public struct WeeklyPoster: Sendable {
 }
 
 extension TelegramError {
+    /// Telegram received the call and refused it for what it said.
+    var isRefusal: Bool {
+        switch self {
+        case .badRequest, .unauthorized: true
+        default: false
+        }
+    }
+
     /// 403, or 400 "chat not found": nothing will ever be delivered to that chat again.
     var meansChatIsGone: Bool {
         switch self {
