@@ -16,25 +16,23 @@ public struct RedactingLogHandler: LogHandler {
         set { base.logLevel = newValue }
     }
 
-    public var metadata: Logger.Metadata {
-        get { base.metadata }
-        set { base.metadata = newValue }
-    }
+    /// Kept here, not in the base handler: it joins each event's own metadata and is
+    /// redacted with it. (A stream handler would also re-render it on every change, and the
+    /// bot sets a few keys for every update.)
+    public var metadata: Logger.Metadata = [:]
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { base[metadataKey: key] }
-        set { base[metadataKey: key] = newValue }
+        get { metadata[key] }
+        set { metadata[key] = newValue }
     }
 
     public func log(event: LogEvent) {
-        guard !redactor.isEmpty else { return base.log(event: event) }
         var event = event
+        if !metadata.isEmpty { event.metadata = metadata.merging(event.metadata ?? [:]) { _, new in new } }
+        guard !redactor.isEmpty else { return base.log(event: event) }
         event.message = "\(redactor.redact(event.message.description))"
         event.metadata = event.metadata.map { $0.mapValues(redact) }
         event.error = event.error.map { RedactedError(description: redactor.redact("\($0)")) }
-        // Metadata set on the logger itself is merged by the base handler: redact it too.
-        var base = base
-        base.metadata = base.metadata.mapValues(redact)
         base.log(event: event)
     }
 
