@@ -53,9 +53,11 @@ struct Environment {
     }
 
     /// Opens the SQLite database at `DATABASE_PATH`.
-    func openStore() throws -> BotStore {
+    /// The database; `migrating: false` for commands that only look at a database that a
+    /// running bot may own.
+    func openStore(migrating: Bool = true) throws -> BotStore {
         do {
-            return try BotStore(path: configuration.databasePath)
+            return try BotStore(path: configuration.databasePath, migrating: migrating)
         } catch {
             throw Environment.fail("Could not open the database at \(configuration.databasePath): \(error)")
         }

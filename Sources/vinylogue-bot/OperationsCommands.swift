@@ -25,7 +25,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             do {
-                try await environment.openStore().checkWritable()
+                try await environment.openStore(migrating: false).checkWritable()
             } catch let exit as ExitCode {
                 throw exit
             } catch {
@@ -76,7 +76,7 @@ struct BackupCommand: AsyncParsableCommand {
             throw Environment.fail("There is no database at \(environment.configuration.databasePath) (DATABASE_PATH).")
         }
         do {
-            try environment.openStore().backup(to: file)
+            try environment.openStore(migrating: false).backup(to: file)
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -241,9 +241,10 @@ import TestLogging
         await harness.stop()
     }
 
-    @Test func aBlockedChatIsMarkedInactive() async throws {
+    @Test(arguments: [(403, "Forbidden: bot was kicked from the group chat"), (400, "Bad Request: chat not found")])
+    func aChatThatIsGoneIsMarkedInactive(code: Int, description: String) async throws {
         let harness = try await BotHarness.start()
-        await harness.telegram.inject(.error(code: 403, description: "Forbidden: bot was kicked from the group chat"), method: "sendMessage")
+        await harness.telegram.inject(.error(code: code, description: description), method: "sendMessage")
         await harness.telegram.pushMessage("/help", chatID: group)
         await harness.telegram.pushMessage("/help", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))

@@ -86,8 +86,8 @@ public struct ReplyDelivery: Sendable {
                     logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start", metadata: ["chat": "\(chat)"])
                     return nil
                 }
-            } catch TelegramError.forbidden(let reason) {
-                logger.notice("the bot can no longer post here; marking the chat inactive", metadata: ["chat": "\(chat)", "reason": "\(reason)"])
+            } catch let error as TelegramError where error.meansChatIsGone {
+                logger.notice("the bot can no longer post here; marking the chat inactive", metadata: ["chat": "\(chat)", "reason": "\(error)"])
                 do { try await store.markInactive(chat) } catch {
                     logger.error("could not mark a chat inactive", metadata: ["chat": "\(chat)", "error": "\(error)"])
                 }

@@ -2,24 +2,27 @@ import Foundation
 import GRDB
 import Telegram
 
-/// The bot's SQLite database: rosters, account links, chat settings, the update journal and
-/// the Last.fm cache. WAL mode with a single writer (a `DatabasePool`); migrations are
+/// The bot's SQLite database: rosters, account links, chat settings, the update journal,
+/// the Last.fm cache, weekly posts and stored button names. On disk, WAL mode with a single
+/// writer (a `DatabasePool`; in memory, a `DatabaseQueue`); migrations are
 /// explicit and append-only: never edit a registered migration, add a new one.
 public struct BotStore: Sendable {
     let database: any DatabaseWriter
 
-    /// Opens (creating if needed) and migrates the database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path`, and migrates it unless `migrating`
+    /// is false: a health check or a backup by a newer binary must not change the schema
+    /// under the bot that is running.
+    public init(path: String, migrating: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         // The bot reads little at a time; each reader connection costs memory.
         configuration.maximumReaderCount = 2
-        try self.init(writer: try DatabasePool(path: path, configuration: configuration))
+        try self.init(writer: try DatabasePool(path: path, configuration: configuration), migrating: migrating)
     }
 
-    private init(writer: any DatabaseWriter) throws {
+    private init(writer: any DatabaseWriter, migrating: Bool = true) throws {
         database = writer
-        try Self.migrator.migrate(database)
+        if migrating { try Self.migrator.migrate(database) }
     }
 
     /// A database that lives in memory only, for the console and tests.
