@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Networking
 import Telegram
 import Testing
 import TestSupport
@@ -298,7 +299,11 @@ import TestLogging
         await harness.telegram.beginOutage(of: "sendMessage", .error(code: 429, description: "Too Many Requests", retryAfter: 1))
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 3)
         let clock = TestClock()
-        let first = RunningBot(try await harness.bot(clock: clock))
+        // The wait before the next round outlasts the shutdown grace, so that the shutdown
+        // finds the reply waiting, not in flight (a reply in flight may have arrived and is
+        // not sent again).
+        let patient = ReplyDelivery.Policy(backoff: RetryPolicy(maxAttempts: .max, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0))
+        let first = RunningBot(try await harness.bot(clock: clock, delivery: patient))
         // Five tries, a second apart as Telegram asks; then the reply waits to be tried again.
         for attempt in 1...5 {
             await harness.telegram.waitForCalls("sendMessage", count: attempt)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A request as a fake server saw it.
 public struct FakeRequest: Sendable {
@@ -38,10 +39,12 @@ public struct FakeResponse: Sendable {
 /// A real HTTP server on 127.0.0.1 at an ephemeral port, answering with a closure.
 public final class FakeHTTPServer: Sendable {
     public let baseURL: URL
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(baseURL: URL, task: Task<Void, any Error>) {
+    private init(baseURL: URL, group: ServiceGroup, task: Task<Void, any Error>) {
         self.baseURL = baseURL
+        self.group = group
         self.task = task
     }
 
@@ -79,18 +82,20 @@ public final class FakeHTTPServer: Sendable {
             },
             logger: logger
         )
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             task.cancel()
             throw FakeServerError.didNotStart
         }
-        return FakeHTTPServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, task: task)
+        return FakeHTTPServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, group: group, task: task)
     }
 
-    /// Stops the server.
+    /// Stops the server gracefully: cancelling it instead can drop a connection it has just
+    /// accepted, which NIO treats as a programming error and traps on.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }

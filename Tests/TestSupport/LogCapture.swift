@@ -10,7 +10,7 @@ public final class LogCapture: Sendable {
 
     /// A logger at trace level that writes into this capture.
     public func logger(_ label: String = "test") -> Logger {
-        Logger(label: label) { label in CapturingHandler(label: label, capture: self) }
+        Logger(label: label) { label in CapturingHandler(label: label, capture: self, echo: Self.echo) }
     }
 
     /// Everything logged so far, one string per line, metadata included.
@@ -33,8 +33,10 @@ public final class LogCapture: Sendable {
     /// lines are kept.
     public static let process = LogCapture()
 
+    /// `TEST_LOGS=1` copies every captured line to stderr, for a test that misbehaves.
+    static let echo = ProcessInfo.processInfo.environment["TEST_LOGS"] == "1"
+
     private static let processLogs: Void = {
-        let echo = ProcessInfo.processInfo.environment["TEST_LOGS"] == "1"
         LoggingSystem.bootstrap { label in
             var handler = CapturingHandler(label: label, capture: process, echo: echo, keep: 2_000)
             handler.logLevel = .info
