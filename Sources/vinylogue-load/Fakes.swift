@@ -7,7 +7,7 @@ import Throwback
 /// points a `vinylogue-bot` child process at them. Each measurement gets fresh fakes, so
 /// one run's recorded calls never slow down or skew the next.
 struct Fakes {
-    static let token = "424242:LOAD-benchmark-token"
+    static let token = "42:LOAD-benchmark"
     static let lastFMKey = "load-benchmark-key"
     static let week = Int(LastFMWeek.length)
 
