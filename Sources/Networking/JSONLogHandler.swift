@@ -26,8 +26,8 @@ public struct JSONLogHandler: LogHandler {
         var fields = metadata
         if let extra = event.metadata { fields.merge(extra) { _, new in new } }
         if let error = event.error { fields["error"] = "\(error)" }
-        var line = "{\"ts\":\(Self.quoted(Self.timestamp(Date()))),\"level\":\(Self.quoted(event.level.rawValue))"
-        line += ",\"label\":\(Self.quoted(label)),\"message\":\(Self.quoted(event.message.description))"
+        var line = "{\"ts\":\(JSONString.quoted(Self.timestamp(Date()))),\"level\":\(JSONString.quoted(event.level.rawValue))"
+        line += ",\"label\":\(JSONString.quoted(label)),\"message\":\(JSONString.quoted(event.message.description))"
         if !fields.isEmpty { line += ",\"metadata\":\(Self.json(.dictionary(fields)))" }
         write(line + "}\n")
     }
@@ -41,31 +41,12 @@ public struct JSONLogHandler: LogHandler {
 
     private static func json(_ value: Logger.Metadata.Value) -> String {
         switch value {
-        case .string(let text): quoted(text)
-        case .stringConvertible(let convertible): quoted(convertible.description)
+        case .string(let text): JSONString.quoted(text)
+        case .stringConvertible(let convertible): JSONString.quoted(convertible.description)
         case .array(let values): "[" + values.map(json).joined(separator: ",") + "]"
         case .dictionary(let values):
-            "{" + values.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
+            "{" + values.sorted { $0.key < $1.key }.map { JSONString.quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
         }
-    }
-
-    /// A JSON string literal, escaped by Unicode scalar.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 
     /// ISO 8601 in UTC with milliseconds.

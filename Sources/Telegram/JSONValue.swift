@@ -1,3 +1,5 @@
+import Networking
+
 /// A JSON value, for Bot API request parameters. Requests are plain dictionaries of these,
 /// so an adaptor can rewrite a parameter (a migrated `chat_id`) without knowing the method.
 public enum JSONValue: Codable, Sendable, Equatable {
@@ -57,7 +59,7 @@ extension JSONValue {
 
     private func write(to out: inout [UInt8]) {
         switch self {
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): JSONString.append(value, to: &out)
         case .int(let value): out.append(contentsOf: String(value).utf8)
         case .double(let value): out.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -73,33 +75,11 @@ extension JSONValue {
             out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                JSONString.append(key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
-    }
-
-    private static func writeString(_ text: String, to out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default:
-                out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
