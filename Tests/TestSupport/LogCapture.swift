@@ -10,7 +10,12 @@ public final class LogCapture: Sendable {
 
     /// A logger at trace level that writes into this capture.
     public func logger(_ label: String = "test") -> Logger {
-        Logger(label: label) { label in CapturingHandler(label: label, capture: self, echo: Self.echo) }
+        Logger(label: label) { label in self.handler(label) }
+    }
+
+    /// A handler at trace level that writes into this capture, to wrap in another handler.
+    public func handler(_ label: String = "test") -> any LogHandler {
+        CapturingHandler(label: label, capture: self, echo: Self.echo)
     }
 
     /// Everything logged so far, one string per line, metadata included.

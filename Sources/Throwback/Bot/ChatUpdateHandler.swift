@@ -79,8 +79,9 @@ public struct ChatUpdateHandler: Sendable {
     private func answer(_ message: Message, update: Update, logger: Logger) async -> Bool {
         guard let text = message.text, let context = Self.invocation(for: message) else { return false }
         var logger = logger
-        if let command = router.commandName(in: text, context: context) { logger[metadataKey: "command"] = "\(command)" }
-        guard let reply = await router.reply(to: text, context: context), let html = reply.rendered(with: .telegram) else { return false }
+        let parsed = router.parse(text, context: context)
+        if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
+        guard let reply = await router.reply(to: parsed, context: context), let html = reply.rendered(with: .telegram) else { return false }
         guard !Task.isCancelled else {
             logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start")
             return true

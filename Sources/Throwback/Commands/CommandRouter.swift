@@ -31,7 +31,17 @@ public struct CommandRouter: Sendable {
     /// - Parameter context: the chat and sender; in private chats (and the console) ordinary
     ///   text and unknown commands get a hint, in groups silence.
     public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
-        switch parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat) {
+        await reply(to: parse(text, context: context), context: context)
+    }
+
+    /// What `text` is in this chat: in groups only text that starts with `/` is a command.
+    public func parse(_ text: String, context: CommandInvocation) -> ParsedMessage {
+        parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat)
+    }
+
+    /// The reply to a message already parsed, or nil when it is not for this bot.
+    public func reply(to message: ParsedMessage, context: CommandInvocation) async -> BotReply? {
+        switch message {
         case let .command(spec, arguments):
             guard let command = commands.first(where: { $0.spec == spec }) else { return nil }
             var invocation = context
@@ -47,12 +57,6 @@ public struct CommandRouter: Sendable {
         case .addressedToAnotherBot:
             return nil
         }
-    }
-
-    /// The name of the command `text` invokes, if any: for log lines.
-    public func commandName(in text: String, context: CommandInvocation) -> String? {
-        if case .command(let spec, _) = parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat) { return spec.name }
-        return nil
     }
 
     private func hint(_ text: String, _ context: CommandInvocation) async -> BotReply? {
