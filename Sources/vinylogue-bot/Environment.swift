@@ -53,9 +53,19 @@ struct Environment {
     }
 
     /// Opens the SQLite database at `DATABASE_PATH`.
-    /// The database; `migrating: false` for commands that only look at a database that a
-    /// running bot may own.
-    func openStore(migrating: Bool = true) throws -> BotStore {
+    /// The database, created and migrated if needed.
+    func openStore() throws -> BotStore {
+        try openStore(migrating: true)
+    }
+
+    /// The database a running bot may own, as it is: nil when there is none, and never
+    /// migrated, so that a newer binary's health check or backup leaves its schema alone.
+    func openExistingStore() throws -> BotStore? {
+        guard FileManager.default.fileExists(atPath: configuration.databasePath) else { return nil }
+        return try openStore(migrating: false)
+    }
+
+    private func openStore(migrating: Bool) throws -> BotStore {
         do {
             return try BotStore(path: configuration.databasePath, migrating: migrating)
         } catch {

@@ -20,12 +20,12 @@ struct HealthcheckCommand: AsyncParsableCommand {
         let environment = try await Environment.load()
         let configuration = environment.configuration
         guard let port = configuration.httpPort else {
-            guard FileManager.default.fileExists(atPath: configuration.databasePath) else {
-                print("unhealthy: no database at \(configuration.databasePath)")
-                throw ExitCode.failure
-            }
             do {
-                try await environment.openStore(migrating: false).checkWritable()
+                guard let store = try environment.openExistingStore() else {
+                    print("unhealthy: no database at \(configuration.databasePath)")
+                    throw ExitCode.failure
+                }
+                try await store.checkWritable()
             } catch let exit as ExitCode {
                 throw exit
             } catch {
@@ -72,11 +72,11 @@ struct BackupCommand: AsyncParsableCommand {
         guard !FileManager.default.fileExists(atPath: file) else {
             throw Environment.fail("\(file) already exists; choose a new file name.")
         }
-        guard FileManager.default.fileExists(atPath: environment.configuration.databasePath) else {
-            throw Environment.fail("There is no database at \(environment.configuration.databasePath) (DATABASE_PATH).")
-        }
         do {
-            try environment.openStore(migrating: false).backup(to: file)
+            guard let store = try environment.openExistingStore() else {
+                throw Environment.fail("There is no database at \(environment.configuration.databasePath) (DATABASE_PATH).")
+            }
+            try store.backup(to: file)
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -163,12 +163,7 @@ public struct BotAssembly: Sendable {
         let replies = http
             .throttled(clock: options.clock)
             .retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics)
-            .followingMigrations { from, to in
-                logger.notice("group became a supergroup; its settings and roster follow it", metadata: ["from": "\(from)", "to": "\(to)"])
-                do { try await store.migrateChat(from: from, to: to) } catch {
-                    logger.error("could not move a migrated chat's data", metadata: ["error": "\(error)"])
-                }
-            }
+            .followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))

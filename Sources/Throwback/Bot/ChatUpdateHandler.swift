@@ -38,7 +38,7 @@ public struct ChatUpdateHandler: Sendable {
         if let chat = update.chatID { logger[metadataKey: "chat"] = "\(chat)" }
         let answered: Bool
         if let message = update.message, let newID = message.migrateToChatID {
-            await follow(message.chat.id, to: newID, logger: logger)
+            await store.followMigration(from: message.chat.id, to: newID, logger: logger)
             answered = false
         } else if let message = update.message {
             answered = await answer(message, update: update, logger: logger)
@@ -50,16 +50,6 @@ public struct ChatUpdateHandler: Sendable {
         // Cancelled by shutdown before answering: the update stays in the inbox.
         guard !answered, !Task.isCancelled else { return }
         await delivery.settle(update)
-    }
-
-    /// A group became a supergroup: its roster and settings move to the new id.
-    private func follow(_ oldID: Int64, to newID: Int64, logger: Logger) async {
-        do {
-            try await store.migrateChat(from: oldID, to: newID)
-            logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"])
-        } catch {
-            logger.error("could not move a migrated chat's data", metadata: ["to": "\(newID)", "error": "\(error)"])
-        }
     }
 
     /// Who sent a message, as a command sees it; nil for senders that never command the bot:
