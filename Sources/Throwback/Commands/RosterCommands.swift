@@ -65,9 +65,16 @@ public struct TrackedCommand: Command {
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
         return await savingState {
             let roster = try await store.roster(of: invocation.targetChatID)
-            guard !roster.isEmpty else { return .text("Nobody is tracked here yet. Add someone with: track <user>") }
+            guard !roster.isEmpty else { return .text(Self.emptyRoster(of: invocation)) }
             return .text("Tracked (\(roster.count)): " + roster.map(\.lastFMName).joined(separator: ", "))
         }
+    }
+}
+
+extension TrackedCommand {
+    /// What an empty roster says, for `tracked` and `postnow`.
+    static func emptyRoster(of invocation: CommandInvocation) -> String {
+        "Nobody is tracked \(invocation.targetChatID == invocation.chatID ? "here" : "in that chat") yet. Add someone with: track <user>"
     }
 }
 

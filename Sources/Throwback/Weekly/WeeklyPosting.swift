@@ -17,10 +17,12 @@ public struct TelegramWeeklyPosting: WeeklyPosting {
         case .posted(let messages, _):
             // In the chat itself the post speaks for itself.
             return chat == invocation.chatID ? .silence : .text("Posted the weekly throwbacks to chat \(chat) (\(WeekDescription.count(messages, "message"))).")
-        case .alreadyPosted, .inProgress:
+        case .inProgress:
             return .text("The weekly post is going out right now.")
+        case .alreadyPosted:
+            return .text("This week's post has already gone out.")
         case .nobodyTracked:
-            return .text("Nobody is tracked in that chat yet. Add someone with: track <user>")
+            return .text(TrackedCommand.emptyRoster(of: invocation))
         case .chatGone:
             return .text("I can’t post in chat \(chat) any more, so its weekly post is now off.")
         case .lastFMDown:
@@ -46,7 +48,7 @@ public struct TerminalWeeklyPosting: WeeklyPosting {
     public func postNow(_ invocation: CommandInvocation) async -> BotReply {
         do {
             let messages = try await preview.messages(chat: invocation.targetChatID, dueAt: now(), formatter: .plain)
-            guard !messages.isEmpty else { return .text("Nobody is tracked here yet. Add someone with: track <user>") }
+            guard !messages.isEmpty else { return .text(TrackedCommand.emptyRoster(of: invocation)) }
             return .text(messages.joined(separator: "\n\n"))
         } catch {
             return .text("The weekly post could not be put together just now. Try again in a minute.")
