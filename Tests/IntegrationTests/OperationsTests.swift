@@ -125,11 +125,15 @@ private struct Operations {
         await harness.telegram.pushMessage("/postnow", chatID: -5, userID: admin)
         let services = try await harness.services(clock: ImmediateClock(), admins: [admin], metrics: BotMetrics(prometheus: registry))
         let operations = Operations(health: services.health, registry: registry)
-        let running = RunningBot(services: [services.bot, operations.server])
+        let server = RunningBot(services: [operations.server])
+        let bot = RunningBot(services: [services.bot])
         let url = await operations.url("metrics")
         await harness.telegram.waitForCalls("sendMessage", count: 7)
+        // The fake has seen every call; stopping the bot lets it take in the last answers,
+        // so that the scrape sees the whole session.
+        try await bot.shutDown()
         let response = try await harness.transport.send(HTTPRequest(url: url))
-        try await running.shutDown()
+        try await server.shutDown()
 
         #expect(response.status == 200)
         let samples = try parsePrometheus(String(decoding: response.body, as: UTF8.self))
