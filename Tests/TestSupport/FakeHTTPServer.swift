@@ -9,6 +9,8 @@ public struct FakeRequest: Sendable {
     public var method: String
     public var path: String
     public var query: [String: String]
+    /// Header fields, names lowercased.
+    public var headers: [String: String]
     public var body: Data
 
     /// The body as a JSON object, for APIs that post JSON.
@@ -21,10 +23,12 @@ public struct FakeRequest: Sendable {
 public struct FakeResponse: Sendable {
     public var status: Int
     public var body: Data
+    public var contentType: String
 
-    public init(status: Int = 200, body: Data) {
+    public init(status: Int = 200, body: Data, contentType: String = "application/json") {
         self.status = status
         self.body = body
+        self.contentType = contentType
     }
 
     public static func json(_ text: String, status: Int = 200) -> FakeResponse {
@@ -60,14 +64,17 @@ public final class FakeHTTPServer: Sendable {
             let query = Dictionary(
                 (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a }
             )
+            let headers = Dictionary(
+                request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, _ in a }
+            )
             let fake = FakeRequest(
-                method: request.method.rawValue, path: request.uri.path, query: query,
+                method: request.method.rawValue, path: request.uri.path, query: query, headers: headers,
                 body: Data(buffer.readableBytesView)
             )
             let response = await handler(fake)
             return Response(
                 status: .init(code: response.status),
-                headers: [.contentType: "application/json"],
+                headers: [.contentType: response.contentType],
                 body: .init(byteBuffer: ByteBuffer(bytes: response.body))
             )
         }
