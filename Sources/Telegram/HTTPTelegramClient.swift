@@ -2,9 +2,9 @@ import Foundation
 import Logging
 import Networking
 
-/// The Bot API client that talks HTTP: it posts JSON to `{base}/bot{token}/{method}` and maps
-/// the `{"ok": false, …}` answers to `TelegramError`. The token is redacted from every
-/// log line and error it produces.
+/// The Bot API client that talks HTTP: it posts JSON to `{base}/bot{token}/{method}` (a
+/// `multipart/form-data` form when the call uploads files) and maps the `{"ok": false, …}`
+/// answers to `TelegramError`. The token is redacted from every log line and error it produces.
 public struct HTTPTelegramClient: TelegramClient {
     public static let defaultBaseURL = URL(string: "https://api.telegram.org")!
 
@@ -26,10 +26,17 @@ public struct HTTPTelegramClient: TelegramClient {
         guard let url = URL(string: methodBase.reveal() + request.method) else {
             throw TelegramError.badRequest("not a Bot API method: \(request.method.prefix(64))")
         }
-        let body = Data(JSONValue.object(request.parameters).jsonBytes)
-        let http = HTTPRequest(
-            method: "POST", url: url, headers: ["Content-Type": "application/json"], body: body, timeout: request.timeout
-        )
+        let body: Data
+        let contentType: String
+        if request.attachments.isEmpty {
+            body = Data(JSONValue.object(request.parameters).jsonBytes)
+            contentType = "application/json"
+        } else {
+            let form = MultipartBody(parameters: request.parameters, files: request.attachments)
+            body = form.data
+            contentType = form.contentType
+        }
+        let http = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": contentType], body: body, timeout: request.timeout)
         try Task.checkCancellation()
         do {
             try await request.beforeSending?()

@@ -58,16 +58,20 @@ public struct Message: Codable, Sendable, Equatable {
     public var isTopicMessage: Bool?
     /// True for a channel post that Telegram forwarded into the linked discussion group.
     public var isAutomaticForward: Bool?
+    /// True for a photo message (its text is then a caption, which is not decoded): a button
+    /// under a photo edits the photo, not a text.
+    public var hasPhoto: Bool
 
     enum CodingKeys: String, CodingKey {
         case messageID = "message_id", from, senderChat = "sender_chat", chat, date, text
         case migrateToChatID = "migrate_to_chat_id", messageThreadID = "message_thread_id"
-        case isTopicMessage = "is_topic_message", isAutomaticForward = "is_automatic_forward"
+        case isTopicMessage = "is_topic_message", isAutomaticForward = "is_automatic_forward", photo
     }
 
     public init(
         messageID: Int64, from: User? = nil, senderChat: Chat? = nil, chat: Chat, date: Int64? = nil, text: String? = nil,
-        migrateToChatID: Int64? = nil, messageThreadID: Int64? = nil, isTopicMessage: Bool? = nil, isAutomaticForward: Bool? = nil
+        migrateToChatID: Int64? = nil, messageThreadID: Int64? = nil, isTopicMessage: Bool? = nil, isAutomaticForward: Bool? = nil,
+        hasPhoto: Bool = false
     ) {
         self.messageID = messageID
         self.from = from
@@ -79,6 +83,42 @@ public struct Message: Codable, Sendable, Equatable {
         self.messageThreadID = messageThreadID
         self.isTopicMessage = isTopicMessage
         self.isAutomaticForward = isAutomaticForward
+        self.hasPhoto = hasPhoto
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        messageID = try c.decode(Int64.self, forKey: .messageID)
+        from = try c.decodeIfPresent(User.self, forKey: .from)
+        senderChat = try c.decodeIfPresent(Chat.self, forKey: .senderChat)
+        chat = try c.decode(Chat.self, forKey: .chat)
+        date = try c.decodeIfPresent(Int64.self, forKey: .date)
+        text = try c.decodeIfPresent(String.self, forKey: .text)
+        migrateToChatID = try c.decodeIfPresent(Int64.self, forKey: .migrateToChatID)
+        messageThreadID = try c.decodeIfPresent(Int64.self, forKey: .messageThreadID)
+        isTopicMessage = try c.decodeIfPresent(Bool.self, forKey: .isTopicMessage)
+        isAutomaticForward = try c.decodeIfPresent(Bool.self, forKey: .isAutomaticForward)
+        // Only whether there are sizes at all: the sizes themselves are never read.
+        hasPhoto = (try? c.nestedUnkeyedContainer(forKey: .photo))?.isAtEnd == false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(messageID, forKey: .messageID)
+        try c.encodeIfPresent(from, forKey: .from)
+        try c.encodeIfPresent(senderChat, forKey: .senderChat)
+        try c.encode(chat, forKey: .chat)
+        try c.encodeIfPresent(date, forKey: .date)
+        try c.encodeIfPresent(text, forKey: .text)
+        try c.encodeIfPresent(migrateToChatID, forKey: .migrateToChatID)
+        try c.encodeIfPresent(messageThreadID, forKey: .messageThreadID)
+        try c.encodeIfPresent(isTopicMessage, forKey: .isTopicMessage)
+        try c.encodeIfPresent(isAutomaticForward, forKey: .isAutomaticForward)
+        // One empty size stands for the photo, which is all that decoding reads back.
+        if hasPhoto {
+            var photo = c.nestedUnkeyedContainer(forKey: .photo)
+            try photo.encode([String: Int]())
+        }
     }
 
     /// A message the bot can no longer see: a button press on it may still arrive.
@@ -174,30 +214,52 @@ public struct BotCommand: Codable, Sendable, Equatable {
     }
 }
 
-/// What the bot needs of a message it sent: its id and the chat it went to. Telegram
-/// answers every `sendMessage` with the whole message; decoding only these two keeps that
-/// answer cheap.
+/// What the bot needs of a message it sent: its id, the chat it went to and, for a photo,
+/// the file id to send it again by. Telegram answers every `sendMessage` with the whole
+/// message; decoding only these keeps that answer cheap.
 public struct SentMessage: Codable, Sendable, Equatable {
     public var messageID: Int64
     public var chatID: Int64
+    /// The `file_id` of the largest size of the message's photo; nil for a text message.
+    public var photoFileID: String?
 
-    public init(messageID: Int64, chatID: Int64) {
+    public init(messageID: Int64, chatID: Int64, photoFileID: String? = nil) {
         self.messageID = messageID
         self.chatID = chatID
+        self.photoFileID = photoFileID
     }
 
     private enum CodingKeys: String, CodingKey {
-        case messageID = "message_id", chat
+        case messageID = "message_id", chat, photo
     }
 
     private enum ChatKeys: String, CodingKey {
         case id
     }
 
+    /// One `PhotoSize`, of which only what picks the largest is read.
+    private struct PhotoSize: Codable {
+        var fileID: String
+        var width: Int?
+        var height: Int?
+
+        enum CodingKeys: String, CodingKey { case fileID = "file_id", width, height }
+
+        /// In Double: the product of two huge Ints would overflow.
+        var area: Double { Double(width ?? 0) * Double(height ?? 0) }
+    }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         messageID = try c.decode(Int64.self, forKey: .messageID)
         chatID = try c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat).decode(Int64.self, forKey: .id)
+        // A malformed photo list only loses the file id: the message was still sent.
+        let sizes = (try? c.decodeIfPresent([PhotoSize].self, forKey: .photo)) ?? []
+        // Telegram lists sizes smallest first; on a tie of areas, the later one wins.
+        photoFileID = sizes.reduce(nil as PhotoSize?) { best, size in
+            guard let best, best.area > size.area else { return size }
+            return best
+        }?.fileID
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -205,6 +267,7 @@ public struct SentMessage: Codable, Sendable, Equatable {
         try c.encode(messageID, forKey: .messageID)
         var chat = c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat)
         try chat.encode(chatID, forKey: .id)
+        if let photoFileID { try c.encode([PhotoSize(fileID: photoFileID)], forKey: .photo) }
     }
 }
 

@@ -24,10 +24,40 @@ public enum TelegramHTML {
         }
     }
 
+    /// The longest message text, in UTF-16 units once entities are parsed.
+    public static let maxTextLength = 4096
+    /// The longest photo caption, in UTF-16 units once entities are parsed.
+    public static let maxCaptionLength = 1024
+
     /// What Telegram would say about `html` in parse mode HTML, or nil if it takes it: only
     /// Telegram's tags, properly nested; every `<`, `>` and `&` escaped; 1–4096 UTF-16 units
     /// of text once parsed. The fake Telegram and the fuzz harnesses hold replies to it.
     public static func problem(in html: String) -> String? {
+        switch parse(html) {
+        case .invalid(let problem): problem
+        case .text(units: 0): "message text is empty"
+        case .text(let units) where units > maxTextLength: "message is too long"
+        case .text: nil
+        }
+    }
+
+    /// What Telegram would say about `html` as a photo caption, or nil if it takes it: the
+    /// same rules as `problem(in:)`, except that a caption may be empty and holds at most
+    /// `maxCaptionLength` units.
+    public static func captionProblem(in html: String) -> String? {
+        switch parse(html) {
+        case .invalid(let problem): problem
+        case .text(let units) where units > maxCaptionLength: "message caption is too long"
+        case .text: nil
+        }
+    }
+
+    private enum Parsed {
+        case text(units: Int)
+        case invalid(String)
+    }
+
+    private static func parse(_ html: String) -> Parsed {
         let allowed: Set<String> = ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "tg-spoiler", "span", "blockquote"]
         var open: [String] = []
         var textUnits = 0
@@ -35,35 +65,32 @@ public enum TelegramHTML {
         while let scalar = scalars.popFirst() {
             switch scalar {
             case "<":
-                guard let end = scalars.firstIndex(of: ">") else { return "can't parse entities: unclosed start tag" }
+                guard let end = scalars.firstIndex(of: ">") else { return .invalid("can't parse entities: unclosed start tag") }
                 let inside = String(scalars[..<end])
                 scalars = scalars[scalars.index(after: end)...]
                 let closing = inside.hasPrefix("/")
                 let name = String((closing ? inside.dropFirst() : inside[...]).prefix { $0 != " " && $0 != "=" }).lowercased()
-                guard allowed.contains(name) else { return "can't parse entities: unsupported start tag \"\(name)\"" }
+                guard allowed.contains(name) else { return .invalid("can't parse entities: unsupported start tag \"\(name)\"") }
                 if closing {
-                    guard open.popLast() == name else { return "can't parse entities: unmatched end tag \"\(name)\"" }
+                    guard open.popLast() == name else { return .invalid("can't parse entities: unmatched end tag \"\(name)\"") }
                 } else {
                     open.append(name)
                 }
             case ">":
-                return "can't parse entities: character '>' is reserved"
+                return .invalid("can't parse entities: character '>' is reserved")
             case "&":
-                guard let end = scalars.prefix(10).firstIndex(of: ";") else { return "can't parse entities: unescaped '&'" }
+                guard let end = scalars.prefix(10).firstIndex(of: ";") else { return .invalid("can't parse entities: unescaped '&'") }
                 let entity = String(scalars[..<end])
                 scalars = scalars[scalars.index(after: end)...]
                 let named = ["amp", "lt", "gt", "quot"].contains(entity)
                 let numeric = entity.hasPrefix("#") && entity.dropFirst().allSatisfy(\.isNumber) && entity.count > 1
-                guard named || numeric else { return "can't parse entities: unsupported entity \"&\(entity);\"" }
+                guard named || numeric else { return .invalid("can't parse entities: unsupported entity \"&\(entity);\"") }
                 textUnits += 1
             default:
                 textUnits += scalar.utf16.count
             }
         }
-        guard open.isEmpty else { return "can't parse entities: can't find end tag corresponding to start tag \"\(open.last!)\"" }
-        if textUnits == 0 { return "message text is empty" }
-        if textUnits > 4096 { return "message is too long" }
-        return nil
+        guard open.isEmpty else { return .invalid("can't parse entities: can't find end tag corresponding to start tag \"\(open.last!)\"") }
+        return .text(units: textUnits)
     }
-
 }

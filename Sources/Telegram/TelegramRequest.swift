@@ -1,7 +1,10 @@
-/// One typed Bot API call: a method name and its JSON parameters.
+/// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
 public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public let method: String
     public var parameters: [String: JSONValue]
+    /// Files to upload, by the name of their part (a parameter refers to one as `attach://name`,
+    /// or the part takes the parameter's name). With any, the call goes as `multipart/form-data`.
+    public var attachments: [String: InputFile]
     /// How long the HTTP exchange may take; long polls need more than their poll timeout.
     public var timeout: Duration
     /// Runs right before each HTTP attempt, after every wait of the adaptors above (flood
@@ -9,9 +12,12 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     /// throws, nothing is sent and the error ends the call.
     public var beforeSending: (@Sendable () async throws -> Void)?
 
-    public init(method: String, parameters: [String: JSONValue] = [:], timeout: Duration = .seconds(30)) {
+    public init(
+        method: String, parameters: [String: JSONValue] = [:], attachments: [String: InputFile] = [:], timeout: Duration = .seconds(30)
+    ) {
         self.method = method
         self.parameters = parameters
+        self.attachments = attachments
         self.timeout = timeout
     }
 
@@ -26,7 +32,9 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public var chatID: Int64? { parameters["chat_id"]?.intValue }
 
     /// Whether the call posts something users see, so flood limits and once-only delivery apply.
-    public var postsToChat: Bool { ["sendMessage", "editMessageText"].contains(method) }
+    public var postsToChat: Bool {
+        ["sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption"].contains(method)
+    }
 
     /// The same call aimed at another chat.
     public func redirected(to chat: Int64) -> TelegramRequest {
@@ -82,6 +90,59 @@ extension TelegramRequest {
         ]
         if let keyboard { parameters["reply_markup"] = keyboard.json }
         return .init(method: "editMessageText", parameters: parameters)
+    }
+
+    /// A photo with an HTML caption (at most `TelegramHTML.maxCaptionLength` once parsed),
+    /// quoting `replyTo` if given, in forum topic `topic` if given.
+    public static func sendPhoto(
+        chatID: Int64, photo: PhotoSource, captionHTML: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<SentMessage> {
+        var parameters: [String: JSONValue] = [
+            "chat_id": .int(chatID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
+        ]
+        var attachments: [String: InputFile] = [:]
+        switch photo {
+        case .upload(let file): attachments["photo"] = file
+        case .fileID(let id): parameters["photo"] = .string(id)
+        }
+        if let topic { parameters["message_thread_id"] = .int(topic) }
+        if let replyTo {
+            parameters["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
+        }
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "sendPhoto", parameters: parameters, attachments: attachments)
+    }
+
+    /// Replaces a photo message's photo, caption (and keyboard) in place. Telegram answers
+    /// with the edited message, whose `photoFileID` is the new photo's.
+    public static func editMessageMedia(
+        chatID: Int64, messageID: Int64, photo: PhotoSource, captionHTML: String, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<SentMessage> {
+        var media: [String: JSONValue] = [
+            "type": .string("photo"), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
+        ]
+        var attachments: [String: InputFile] = [:]
+        switch photo {
+        case .upload(let file):
+            attachments["photo"] = file
+            media["media"] = .string("attach://photo")
+        case .fileID(let id):
+            media["media"] = .string(id)
+        }
+        var parameters: [String: JSONValue] = ["chat_id": .int(chatID), "message_id": .int(messageID), "media": .object(media)]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageMedia", parameters: parameters, attachments: attachments)
+    }
+
+    /// Replaces a photo message's caption (and keyboard) in place.
+    public static func editMessageCaption(
+        chatID: Int64, messageID: Int64, captionHTML: String, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<IgnoredResult> {
+        var parameters: [String: JSONValue] = [
+            "chat_id": .int(chatID), "message_id": .int(messageID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
+        ]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageCaption", parameters: parameters)
     }
 
     public static func answerCallbackQuery(id: String, text: String? = nil) -> TelegramRequest<TelegramOK> {
