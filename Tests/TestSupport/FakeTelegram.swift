@@ -7,25 +7,49 @@ import Telegram
 /// - `getUpdates` long-polls; an update is confirmed only by a later poll whose offset is
 ///   higher than its id, once it was delivered; `renumberUpdates(from:)` restarts the
 ///   numbering lower, as Telegram does after a quiet week; a second poller gets 409.
+/// - Every method takes a JSON body or a `multipart/form-data` one (parsed strictly; a
+///   malformed form answers 400), whose fields it reads by each parameter's type.
 /// - Messages are checked like Telegram checks them: HTML must parse (only Telegram's tags,
 ///   every `<`, `>` and `&` escaped), text is 1–4096 UTF-16 units once parsed, callback
 ///   data at most 64 bytes, a forum topic must exist, a chat that is gone answers 403 or
 ///   400, and flood limits (20 a minute per group, 30 a second overall) answer 429.
-/// - `editMessageText` needs a message the bot sent, and refuses an edit that changes
+/// - `sendPhoto` takes an uploaded JPEG or PNG (non-empty, at most 10 MB) or a file_id the
+///   fake issued, with a caption under the same HTML rules but 0–1024 units long. Each
+///   upload gets a new file_id; the answer lists three sizes, the largest last.
+/// - `editMessageText`, `editMessageMedia` (an `InputMediaPhoto` whose `attach://` part must
+///   be in the body) and `editMessageCaption` need a message the bot sent, of the right
+///   kind (text for the first, photo for the others), and refuse an edit that changes
 ///   nothing ("message is not modified"); `answerCallbackQuery` takes each query once.
+/// - A button press on a photo the bot posted carries the photo and its caption, not a text.
 /// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
-    /// One call the fake received, with its JSON parameters.
+    /// One call the fake received, with its parameters from a JSON body or a form.
     public struct Call: Sendable {
         public var method: String
         public var body: Data
+        public var contentType: String
+        /// The parts of a `multipart/form-data` body; nil for JSON, or for a form that did not parse.
+        public var form: MultipartForm?
 
+        /// Form fields are read as Telegram reads them: by the parameter's type, not by how
+        /// the text looks (a caption "42" stays text).
         public var parameters: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+            guard let form else { return (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+            return form.fields.reduce(into: [:]) { parameters, field in
+                parameters[field.key] = Self.value(of: field.value, named: field.key)
+            }
         }
+
+        /// Uploaded files by part name; empty for a JSON body.
+        public var files: [String: Data] { form?.files ?? [:] }
 
         public var chatID: Int64? { (parameters["chat_id"] as? NSNumber)?.int64Value }
         public var text: String? { parameters["text"] as? String }
+        /// A photo's caption, given directly or inside `editMessageMedia`'s `media`.
+        public var caption: String? {
+            let parameters = parameters
+            return parameters["caption"] as? String ?? (parameters["media"] as? [String: Any])?["caption"] as? String
+        }
         public var threadID: Int64? { (parameters["message_thread_id"] as? NSNumber)?.int64Value }
         public var replyToMessageID: Int64? {
             ((parameters["reply_parameters"] as? [String: Any])?["message_id"] as? NSNumber)?.int64Value
@@ -35,6 +59,19 @@ public actor FakeTelegram {
             let markup = parameters["reply_markup"] as? [String: Any]
             let rows = markup?["inline_keyboard"] as? [[[String: Any]]] ?? []
             return rows.flatMap { $0 }.compactMap { $0["callback_data"] as? String }
+        }
+
+        private static let numberFields: Set<String> = ["chat_id", "message_id", "message_thread_id", "offset", "limit", "timeout"]
+        private static let jsonFields: Set<String> = [
+            "reply_markup", "reply_parameters", "link_preview_options", "media", "allowed_updates", "commands", "scope",
+        ]
+        private static let boolFields: Set<String> = ["drop_pending_updates", "show_alert", "disable_notification"]
+
+        private static func value(of text: String, named name: String) -> Any {
+            if numberFields.contains(name), let number = Int64(text) { return NSNumber(value: number) }
+            if jsonFields.contains(name), let value = try? JSONSerialization.jsonObject(with: Data(text.utf8)) { return value }
+            if boolFields.contains(name), text == "true" || text == "false" { return text == "true" }
+            return text
         }
     }
 
@@ -67,13 +104,15 @@ public actor FakeTelegram {
     public nonisolated let token: String
     public nonisolated let botUsername: String
     public private(set) var calls: [Call] = []
-    /// Messages that were accepted (answered ok), in order.
+    /// Messages that were accepted (answered ok), in order: posts and edits, text and photo.
     public private(set) var delivered: [Call] = []
     /// Calls the fake refused because they broke one of Telegram's rules.
     public private(set) var refusals: [Refusal] = []
     public var administrators: [Int64: [Int64]] = [:]
-    /// The ids of the messages `sendMessage` created, in order.
+    /// The ids of the messages `sendMessage` and `sendPhoto` created, in order.
     public private(set) var sentMessageIDs: [Int64] = []
+    /// The bytes of every upload the fake accepted (`sendPhoto`, `editMessageMedia`), in order.
+    public private(set) var uploadedPhotos: [Data] = []
     /// The command names of each menu, by scope type ("default", "all_chat_administrators", …).
     public private(set) var menus: [String: [String]] = [:]
     /// The bot's description and short description, as `setMyDescription` and `setMyShortDescription` left them.
@@ -89,8 +128,23 @@ public actor FakeTelegram {
     }
 
     private struct Posted {
+        /// The text, or a photo's caption.
         var text: String
         var markup: String
+        /// The file_id of the photo's largest size; nil for a text message.
+        var photo: String?
+    }
+
+    /// The photo a post names: one to upload, or one the fake already holds.
+    private enum PhotoChoice {
+        case upload(Data)
+        /// By the file_id of its largest size.
+        case existing(String)
+    }
+
+    /// A 400 answer's description, without the "Bad Request: " prefix.
+    private struct BadRequest: Error {
+        var description: String
     }
 
     private var pending: [Pending] = []
@@ -116,6 +170,11 @@ public actor FakeTelegram {
     private var elapsed: @Sendable () -> Duration
     private var perChatSends: [Int64: [Duration]] = [:]
     private var recentSends: [Duration] = []
+    /// Every file_id issued, of any size, to the file_id of its photo's largest size.
+    private var photoIDs: [String: String] = [:]
+    /// Each photo's bytes, by the file_id of its largest size.
+    private var photoFiles: [String: Data] = [:]
+    private var nextPhotoNumber = 1
 
     public init(token: String = "123456:TEST-token-abcdef", botUsername: String = "TheBot") {
         self.token = token
@@ -222,9 +281,18 @@ public actor FakeTelegram {
             "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
         ]
         if let messageID {
-            query["message"] = inaccessible
-                ? ["message_id": messageID, "date": 0, "chat": ["id": chatID, "type": "group"]] as [String: Any]
-                : ["message_id": messageID, "date": 1_700_000_000, "text": "…", "chat": ["id": chatID, "type": "group"]] as [String: Any]
+            var message: [String: Any] = ["message_id": messageID, "date": 0, "chat": ["id": chatID, "type": "group"]]
+            if !inaccessible {
+                message["date"] = 1_700_000_000
+                // Like Telegram, a photo comes with its sizes and caption instead of a text.
+                if let photo = posted[chatID]?[messageID], let fileID = photo.photo {
+                    message["photo"] = photoSizes(fileID)
+                    message["caption"] = photo.text
+                } else {
+                    message["text"] = "…"
+                }
+            }
+            query["message"] = message
         }
         return push(["callback_query": query])
     }
@@ -261,6 +329,24 @@ public actor FakeTelegram {
         calls.filter { $0.method == method }
     }
 
+    /// What photo message `messageID` in `chat` shows now: the file_id of its largest size and
+    /// its caption. Nil unless it is a photo the bot posted.
+    public func photoMessage(chat: Int64, messageID: Int64) -> (fileID: String, caption: String)? {
+        guard let message = posted[chat]?[messageID], let photo = message.photo else { return nil }
+        return (photo, message.text)
+    }
+
+    /// What text message `messageID` in `chat` shows now. Nil unless it is a text the bot posted.
+    public func textMessage(chat: Int64, messageID: Int64) -> String? {
+        guard let message = posted[chat]?[messageID], message.photo == nil else { return nil }
+        return message.text
+    }
+
+    /// The bytes of the photo that `fileID` (of any of its sizes) names; nil for an id the fake never issued.
+    public func photoData(fileID: String) -> Data? {
+        photoIDs[fileID].flatMap { photoFiles[$0] }
+    }
+
     /// Returns once the fake has received `count` calls of `method`.
     public func waitForCalls(_ method: String, count: Int = 1) async {
         if calls(method).count >= count { return }
@@ -280,11 +366,21 @@ public actor FakeTelegram {
             return .json(#"{"ok":false,"error_code":401,"description":"Unauthorized"}"#, status: 401)
         }
         let method = String(parts[1])
-        let call = Call(method: method, body: request.body)
+        let contentType = request.headers["content-type"] ?? ""
+        var call = Call(method: method, body: request.body, contentType: contentType)
+        var formProblem: String?
+        if MultipartForm.isMultipart(contentType) {
+            do {
+                call.form = try MultipartForm(body: request.body, contentType: contentType)
+            } catch {
+                formProblem = "\(error)"
+            }
+        }
         calls.append(call)
         let ready = callWaiters.filter { waiter in calls.filter { $0.method == waiter.method }.count >= waiter.count }
         callWaiters.removeAll { waiter in calls.filter { $0.method == waiter.method }.count >= waiter.count }
         for waiter in ready { waiter.continuation.resume() }
+        if let formProblem { return refuse(method, 400, "Bad Request: can't parse multipart/form-data: \(formProblem)") }
 
         let fault: Fault?
         if let index = faults.firstIndex(where: { $0.method == method }) {
@@ -311,7 +407,7 @@ public actor FakeTelegram {
                 offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
                 limit: min(max((call.parameters["limit"] as? NSNumber)?.intValue ?? 100, 1), 100)
             )
-        case "sendMessage", "editMessageText":
+        case "sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption":
             return post(call)
         case "answerCallbackQuery":
             let id = call.parameters["callback_query_id"] as? String ?? ""
@@ -396,7 +492,7 @@ public actor FakeTelegram {
         updateWaiters = []
     }
 
-    /// `sendMessage` and `editMessageText`, checked as Telegram checks them.
+    /// Every call that posts or edits a message, text or photo, checked as Telegram checks them.
     private func post(_ call: Call) -> FakeResponse {
         let method = call.method
         guard let chat = call.chatID else { return refuse(method, 400, "Bad Request: chat_id is empty") }
@@ -405,8 +501,13 @@ public actor FakeTelegram {
         case .notFound?: return refuse(method, 400, "Bad Request: chat not found")
         case nil: break
         }
-        let html = call.text ?? ""
-        if let problem = TelegramHTML.problem(in: html) { return refuse(method, 400, "Bad Request: \(problem)") }
+        let html: String
+        let photo: PhotoChoice?
+        do throws(BadRequest) {
+            (html, photo) = try content(of: call)
+        } catch {
+            return refuse(method, 400, "Bad Request: \(error.description)")
+        }
         if call.buttonData.contains(where: { $0.utf8.count > 64 || $0.isEmpty }) {
             return refuse(method, 400, "Bad Request: BUTTON_DATA_INVALID")
         }
@@ -416,28 +517,133 @@ public actor FakeTelegram {
         let markup = (call.parameters["reply_markup"]).flatMap { try? JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) }
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         let messageID: Int64
-        if method == "editMessageText" {
+        let before: Posted?
+        if method.hasPrefix("edit") {
             messageID = (call.parameters["message_id"] as? NSNumber)?.int64Value ?? 0
-            guard let before = posted[chat]?[messageID] else { return refuse(method, 400, "Bad Request: message to edit not found") }
-            if before.text == html && before.markup == markup {
+            guard let message = posted[chat]?[messageID] else { return refuse(method, 400, "Bad Request: message to edit not found") }
+            switch method {
+            case "editMessageText" where message.photo != nil:
+                return refuse(method, 400, "Bad Request: there is no text in the message to edit")
+            case "editMessageMedia" where message.photo == nil:
+                return refuse(method, 400, "Bad Request: there is no media in the message to edit")
+            case "editMessageCaption" where message.photo == nil:
+                return refuse(method, 400, "Bad Request: there is no caption in the message to edit")
+            default:
+                break
+            }
+            let samePhoto = switch photo {
+            case .upload?: false
+            case .existing(let id)?: id == message.photo
+            case nil: true
+            }
+            if samePhoto && message.text == html && message.markup == markup {
                 return refuse(method, 400, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
             }
+            before = message
         } else {
             messageID = nextMessage()
+            before = nil
         }
         if let wait = floodWait(chat: chat) {
             return refuse(method, 429, "Too Many Requests: retry after \(wait)", retryAfter: wait)
         }
-        posted[chat, default: [:]][messageID] = Posted(text: html, markup: markup)
+        let fileID: String? = switch photo {
+        case .upload(let data)?: issuePhoto(data)
+        case .existing(let id)?: id
+        case nil: before?.photo
+        }
+        posted[chat, default: [:]][messageID] = Posted(text: html, markup: markup, photo: fileID)
         delivered.append(call)
-        if method == "sendMessage" { sentMessageIDs.append(messageID) }
+        if !method.hasPrefix("edit") { sentMessageIDs.append(messageID) }
         var result: [String: Any] = [
-            "message_id": messageID, "date": 1_700_000_000, "text": html,
+            "message_id": messageID, "date": 1_700_000_000,
             "chat": ["id": chat, "type": chat < 0 ? "supergroup" : "private"],
             "from": ["id": 42, "is_bot": true, "first_name": "Vinylogue"],
         ]
+        if let fileID {
+            result["photo"] = photoSizes(fileID)
+            result["caption"] = html
+        } else {
+            result["text"] = html
+        }
         if let thread = call.threadID { result["message_thread_id"] = thread }
         return ok(result)
+    }
+
+    /// The text (or caption) and the photo that `call` asks for, checked as Telegram checks them.
+    private func content(of call: Call) throws(BadRequest) -> (html: String, photo: PhotoChoice?) {
+        switch call.method {
+        case "sendMessage", "editMessageText":
+            let html = call.text ?? ""
+            if let problem = TelegramHTML.problem(in: html) { throw BadRequest(description: problem) }
+            return (html, nil)
+        case "sendPhoto":
+            let photo: PhotoChoice
+            if let upload = call.files["photo"] {
+                photo = try checkedUpload(upload)
+            } else if let reference = call.parameters["photo"] as? String {
+                photo = try resolvePhoto(reference, files: call.files)
+            } else {
+                throw BadRequest(description: "there is no photo in the request")
+            }
+            return (try checkedCaption(call.parameters["caption"]), photo)
+        case "editMessageMedia":
+            guard let media = call.parameters["media"] as? [String: Any] else {
+                throw BadRequest(description: "can't parse InputMedia: Can't parse JSON object")
+            }
+            guard media["type"] as? String == "photo" else { throw BadRequest(description: "can't parse InputMedia: unsupported media type") }
+            guard let reference = media["media"] as? String else { throw BadRequest(description: "can't parse InputMedia: media not found") }
+            let photo = try resolvePhoto(reference, files: call.files)
+            return (try checkedCaption(media["caption"]), photo)
+        default:
+            // editMessageCaption: the photo stays.
+            return (try checkedCaption(call.parameters["caption"]), nil)
+        }
+    }
+
+    /// A caption may be missing (none) but must otherwise be text that Telegram takes.
+    private func checkedCaption(_ value: Any?) throws(BadRequest) -> String {
+        guard let value else { return "" }
+        guard let html = value as? String else { throw BadRequest(description: "can't parse caption") }
+        if let problem = TelegramHTML.captionProblem(in: html) { throw BadRequest(description: problem) }
+        return html
+    }
+
+    /// A photo named by a string: `attach://<part>` for a file part of the body, or a file_id.
+    private func resolvePhoto(_ reference: String, files: [String: Data]) throws(BadRequest) -> PhotoChoice {
+        if reference.hasPrefix("attach://") {
+            guard let upload = files[String(reference.dropFirst("attach://".count))] else {
+                throw BadRequest(description: "wrong file identifier/HTTP URL specified")
+            }
+            return try checkedUpload(upload)
+        }
+        guard let fileID = photoIDs[reference] else { throw BadRequest(description: "wrong file identifier/HTTP URL specified") }
+        return .existing(fileID)
+    }
+
+    /// Telegram decodes every photo it is sent; this fake settles for JPEG's or PNG's signature.
+    private func checkedUpload(_ data: Data) throws(BadRequest) -> PhotoChoice {
+        let jpeg = data.starts(with: [0xFF, 0xD8, 0xFF])
+        let png = data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        guard data.count <= 10 << 20, jpeg || png else { throw BadRequest(description: "IMAGE_PROCESS_FAILED") }
+        return .upload(data)
+    }
+
+    /// Keeps an accepted upload; returns the file_id of its largest size.
+    private func issuePhoto(_ data: Data) -> String {
+        let fileID = "photo-\(nextPhotoNumber)"
+        nextPhotoNumber += 1
+        for id in photoSizes(fileID).compactMap({ $0["file_id"] as? String }) { photoIDs[id] = fileID }
+        photoFiles[fileID] = data
+        uploadedPhotos.append(data)
+        return fileID
+    }
+
+    /// A photo's sizes as Telegram lists them, smallest first; the largest has `fileID` itself.
+    private func photoSizes(_ fileID: String) -> [[String: Any]] {
+        [("-s", 90), ("-m", 320), ("", 800)].map { suffix, side in
+            ["file_id": fileID + suffix, "file_unique_id": "unique-" + fileID + suffix, "width": side, "height": side]
+        }
     }
 
     /// Seconds to wait if this post would break a flood limit; records the post otherwise.
