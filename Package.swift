@@ -51,6 +51,7 @@ let package = Package(
             name: "Throwback",
             dependencies: [
                 "LastFM",
+                "Covers",
                 "Telegram",
                 "Networking",
                 .product(name: "Logging", package: "swift-log"),
@@ -59,6 +60,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         // Health and metrics over HTTP, for operators.
@@ -101,6 +103,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "Networking",
+                "Covers",
                 "Telegram",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,7 +142,7 @@ let package = Package(
         ]),
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "TestLogging",
+            "TestLogging", "Covers",
             "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),

@@ -64,6 +64,7 @@ public struct HTTPLastFMClient: LastFMClient {
     /// because Last.fm sends it with 200 as often as with 4xx or 5xx.
     static func interpret<Response>(_ response: HTTPResponse, for call: LastFMCall<Response>) throws -> Response {
         if let error = try? JSONDecoder().decode(ErrorBody.self, from: response.body) {
+            if let answer = call.answerForError?(error.code) { return answer }
             throw LastFMError.from(code: error.code, message: error.message, user: call.user)
         }
         switch response.status {

@@ -89,6 +89,7 @@ public struct CachedLastFMClient: LastFMClient {
         case .untilNextWeek: Expiry(date: LastFMWeek.nextBoundary(after: now))
         case .chartWeek(let end): Expiry(date: end <= now ? nil : end)
         case .duration(let duration): Expiry(date: now.addingTimeInterval(duration.seconds))
+        case .forever: Expiry(date: nil)
         }
     }
 

@@ -9,17 +9,22 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     public let parameters: [(name: String, value: String)]
     public let cachePolicy: LastFMCachePolicy
     let decodeBody: @Sendable (Data) throws -> Response
+    /// The answer that a Last.fm error code stands for, where one is an answer rather than a
+    /// failure (an album Last.fm does not know has no cover), so that it is cached like one.
+    let answerForError: (@Sendable (Int) -> Response?)?
 
     init<Body: Decodable & Sendable>(
         method: String,
         parameters: [(String, String)],
         cachePolicy: LastFMCachePolicy,
         body: Body.Type,
+        answerForError: (@Sendable (Int) -> Response?)? = nil,
         transform: @escaping @Sendable (Body) -> Response
     ) {
         self.method = method
         self.parameters = parameters.map { (name: $0.0, value: $0.1) }
         self.cachePolicy = cachePolicy
+        self.answerForError = answerForError
         self.decodeBody = { data in transform(try JSONDecoder().decode(Body.self, from: data)) }
     }
 
@@ -49,6 +54,8 @@ public enum LastFMCachePolicy: Sendable, Equatable {
     case chartWeek(endingAt: Date)
     /// Cached for a fixed time.
     case duration(Duration)
+    /// Never changes: kept for good (subject to the cache's bounds).
+    case forever
 }
 
 extension LastFMCall {
@@ -81,9 +88,11 @@ extension LastFMCall {
               cachePolicy: .none, body: FriendsBody.self) { $0.page }
     }
 
-    /// `album.getInfo`, for the cover image.
+    /// `album.getInfo`, for the cover image. An album's art hardly ever changes, so the
+    /// answer is kept for good, and "Album not found" (error 6) is an answer too: no cover.
     public static func albumInfo(artist: String, album: String) -> LastFMCall<AlbumInfo> {
         .init(method: "album.getinfo", parameters: [("artist", artist), ("album", album)],
-              cachePolicy: .duration(.seconds(7 * 24 * 3600)), body: AlbumInfoBody.self) { $0.info }
+              cachePolicy: .forever, body: AlbumInfoBody.self,
+              answerForError: { code in code == 6 ? AlbumInfo(artist: artist, name: album, coverURL: nil) : nil }) { $0.info }
     }
 }

@@ -17,9 +17,17 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Option(help: "The Telegram user id to chat as (for link and admin commands).")
     var userID: Int64 = 1
 
+    @Option(help: ArgumentHelp(
+        "Write each throwback's album-cover collage into this folder (typing “collage on” writes them to the current one).",
+        valueName: "folder"
+    ))
+    var collageDir: String?
+
     func run() async throws {
         let environment = try await Environment.load()
-        let router = try environment.terminalCommands(demo: demo).router
+        let session = try environment.terminalSession(demo: demo)
+        let router = session.commands.router
+        var collageFolder = collageDir
         let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID)
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {
@@ -35,14 +43,38 @@ struct ConsoleCommand: AsyncParsableCommand {
             let command = line.trimmingCharacters(in: .whitespaces)
             if command.isEmpty { continue }
             if ["quit", "exit"].contains(command.lowercased()) { break }
+            if let setting = Self.collageSetting(command) {
+                collageFolder = setting ? (collageFolder ?? ".") : nil
+                print(collageFolder.map { "Collages will be written to \(TerminalText.printable($0))." } ?? "Collages are off.")
+                print()
+                continue
+            }
             guard let reply = await router.reply(to: line, context: context), let text = reply.rendered(with: .plain) else { continue }
             print(TerminalText.printable(text))
+            if let folder = collageFolder, case .throwback(.chart(let summary)) = reply, !summary.albums.isEmpty {
+                let path = URL(fileURLWithPath: folder).appendingPathComponent(CollageFile.name(for: summary)).path
+                do {
+                    try await CollageFile.write(reply, to: path, photos: session.photos)
+                    print(TerminalText.printable("Collage written to \(path)"))
+                } catch {
+                    print(TerminalText.printable("\(error)"))
+                }
+            }
             let moves = YearNavigation.moves(from: reply)
             if !moves.isEmpty {
                 let choices = moves.map { "\($0.label): “throwback \($0.target.user) \($0.target.yearsAgo)”" }
                 print(TerminalText.printable(choices.joined(separator: "   ")))
             }
             print()
+        }
+    }
+
+    /// `collage on` / `collage off`: whether to write collages (a console setting, not a bot command).
+    static func collageSetting(_ line: String) -> Bool? {
+        switch line.lowercased().split(separator: " ", omittingEmptySubsequences: true) {
+        case ["collage", "on"]: true
+        case ["collage", "off"]: false
+        default: nil
         }
     }
 }

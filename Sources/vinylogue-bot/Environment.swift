@@ -88,9 +88,9 @@ struct Environment {
         return BotAssembly(configuration: configuration, lastFMTransport: transport, lastFMKey: key, options: options)
     }
 
-    /// Commands for a terminal session: state in memory, no Telegram.
-    func terminalCommands(demo: Bool) throws -> BotCommands {
+    /// A terminal session: commands and collages, state in memory, no Telegram.
+    func terminalSession(demo: Bool) throws -> BotAssembly.TerminalSession {
         let store = try BotStore.inMemory()
-        return try assembly(demo: demo).terminalCommands(store: store)
+        return try assembly(demo: demo).terminal(store: store)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Throwback
 
 /// `vinylogue-bot throwback <user> [years]`: print one summary and exit.
@@ -20,6 +21,9 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     @Flag(help: "Use built-in offline sample listening data instead of Last.fm.")
     var demo = false
 
+    @Option(help: ArgumentHelp("Also write the week's album-cover collage to this JPEG file.", valueName: "file"))
+    var collage: String?
+
     func validate() throws {
         guard LastFMName.isValid(user) else {
             throw ValidationError("“\(user)” is not a Last.fm username (2–15 letters, digits, _ or -, starting with a letter).")
@@ -31,9 +35,18 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let throwback = try environment.terminalCommands(demo: demo).throwback
-        let reply = await throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
+        let session = try environment.terminalSession(demo: demo)
+        let reply = await session.commands.throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
         print(TerminalText.printable(reply.rendered(with: .plain) ?? ""))
         if case .text = reply { throw ExitCode.failure }
+        if let collage {
+            do {
+                try await CollageFile.write(reply, to: collage, photos: session.photos)
+                print("Collage written to \(TerminalText.printable(collage))")
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
     }
 }

@@ -28,6 +28,8 @@ struct Comparison {
         Metric(name: "peak − idle (MiB)", digits: 1) { Double($0.peakRSS - $0.idleRSS) / 1_048_576 },
         Metric(name: "RSS idle after the burst (MiB)", digits: 1) { Double($0.settledRSS) / 1_048_576 },
         Metric(name: "time to first getUpdates (ms)", digits: 0) { $0.timeToFirstPoll / .milliseconds(1) },
+        Metric(name: "CPU of the first, cold throwback (ms)", digits: 0) { $0.coldThrowbackCPU / .milliseconds(1) },
+        Metric(name: "collages uploaded", digits: 0) { Double($0.uploads) },
         Metric(name: "Last.fm requests while warm", digits: 0) { Double($0.lastFMWhileWarm) },
         Metric(name: "replies received", digits: 0) { Double($0.replies) },
         Metric(name: "measured phase (s)", digits: 1) { $0.measuredWall / .seconds(1) },

@@ -43,9 +43,9 @@ struct Fakes {
         ].merging(extra) { _, new in new }
     }
 
-    /// `sendMessage` calls Telegram accepted so far.
+    /// Messages Telegram accepted so far: text, or a photo (a throwback's collage).
     func sentMessages() async -> [FakeTelegram.Call] {
-        await telegram.delivered.filter { $0.method == "sendMessage" }
+        await telegram.delivered.filter { $0.method == "sendMessage" || $0.method == "sendPhoto" }
     }
 
     // MARK: Fixtures

@@ -3,8 +3,10 @@ import TestSupport
 
 /// One measurement of `vinylogue-bot run` under a burst of throwback requests.
 ///
-/// The child starts on a fresh database; `warmUp` requests fill its Last.fm cache (one user,
-/// one week), then `updates` more requests arrive at once, each from a user and private chat
+/// The child starts on a fresh database. One request comes alone and cold: its CPU is that
+/// of a throwback with a cover collage made from nothing (9 covers looked up and fetched, the
+/// collage rendered and uploaded). `warmUp` requests then fill its caches (one user, one
+/// week, one collage `file_id`), and `updates` more requests arrive at once, each from a user and private chat
 /// of its own, so that per-user and per-chat rate limits never apply and only the bot's own
 /// work and Telegram's overall flood limit (30 messages a second) set the pace.
 struct ThrowbackLoad {
@@ -26,6 +28,10 @@ struct ThrowbackLoad {
         /// The resident set once idle again after the burst: what the bot keeps of it.
         var settledRSS: Int
         var timeToFirstPoll: Duration
+        /// The CPU of the first request, with cold caches and a collage to render and upload.
+        var coldThrowbackCPU: Duration
+        /// Collages uploaded; after the cold one, the others go out by `file_id`.
+        var uploads: Int
         var lastFMWhileWarm: Int
         /// Measured requests answered (distinct chats that got a reply).
         var replies: Int
@@ -47,6 +53,7 @@ struct ThrowbackLoad {
             await lastFM.addUser("alice", ranges: Fakes.weeklyRanges(weeks: 15 * 53))
             let from = Fakes.weekStart(yearsBefore: Date(), years: 3)
             await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
+            await lastFM.setDefaultCover(.generated)
         }
         let child: ChildProcess
         do {
@@ -76,9 +83,13 @@ struct ThrowbackLoad {
         guard polling else { throw LoadError("the bot did not poll Telegram within a minute") }
         let timeToFirstPoll = ContinuousClock.now - child.spawnedAt
 
-        progress("warm-up: \(warmUp) requests")
+        progress("one cold request")
         var nextUser = Self.firstUserID
-        try await send(warmUp, from: &nextUser, fakes, child, expecting: warmUp)
+        guard let coldBefore = child.cpuTime else { throw LoadError("cannot read /proc/\(child.pid)/stat") }
+        try await send(1, from: &nextUser, fakes, child, expecting: 1)
+        guard let coldAfter = child.cpuTime else { throw LoadError("the bot ended after its first reply") }
+        progress("warm-up: \(warmUp) requests")
+        try await send(warmUp, from: &nextUser, fakes, child, expecting: 1 + warmUp)
         // Idle: the burst is answered and the caches are full; what the bot holds now is
         // what it holds between bursts.
         try await Task.sleep(for: .seconds(2))
@@ -101,12 +112,13 @@ struct ThrowbackLoad {
 
         let answered = await fakes.sentMessages().compactMap(\.chatID).filter { measuredUsers.contains($0) }
         let refusals = await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+        let uploads = await telegram.uploadedPhotos.count
         child.terminate()
         let exit = await child.waitForExit(timeout: .seconds(15))
         return Result(
             updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates),
             idleRSS: idleRSS, peakRSS: peakRSS, settledRSS: settledRSS,
-            timeToFirstPoll: timeToFirstPoll, lastFMWhileWarm: lastFMAfter - lastFMBefore,
+            timeToFirstPoll: timeToFirstPoll, coldThrowbackCPU: coldAfter - coldBefore, uploads: uploads, lastFMWhileWarm: lastFMAfter - lastFMBefore,
             replies: Set(answered).count, duplicates: answered.count - Set(answered).count, measuredWall: measuredWall,
             refusals: refusals, exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)",
             stderrTail: child.stderrTail()

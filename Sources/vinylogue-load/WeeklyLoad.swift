@@ -45,6 +45,8 @@ struct WeeklyLoad {
         let names = (1...users).map { "listener\($0 < 10 ? "0" : "")\($0)" }
         let from = Fakes.weekStart(yearsBefore: due, years: WeeklyPostComposer.yearsAgo)
         let fakes = try await Fakes.start { lastFM in
+            // Every album has a cover: the post opens with the roster's collage.
+            await lastFM.setDefaultCover(.generated)
             for (index, name) in names.enumerated() {
                 // A year and a bit of history: the week a year back has data, the 5- and
                 // 10-year anniversaries do not, so each user costs two requests.

@@ -1,4 +1,5 @@
 import Clocks
+import Covers
 import Foundation
 import LastFM
 import Logging
@@ -83,7 +84,8 @@ struct BotHarness {
         delivery: ReplyDelivery.Policy = .init(),
         now: (@Sendable () -> Date)? = nil,
         weeklyMessageLength: Int = 4096,
-        metrics: BotMetrics = .none
+        metrics: BotMetrics = .none,
+        collageRenderer: any CollageRendering = CollageRenderer()
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
@@ -92,7 +94,8 @@ struct BotHarness {
             lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength, metrics: metrics
+                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
+                collageRenderer: collageRenderer
             )
         )
         return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))

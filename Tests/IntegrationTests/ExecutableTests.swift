@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import Testing
 import TestSupport
@@ -146,6 +147,32 @@ enum Executable {
         let result = try await Executable.run(["throwback", "bob", "2", "--demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("bob · week of "))
+    }
+
+    @Test func theDemoThrowbackWritesACollageOffline() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("a.jpg").path
+        let result = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("Collage written to \(path)\n"))
+        let info = try ImageInfo(inspecting: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(info.format == .jpeg)
+        #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
+    }
+
+    @Test func theDemoConsoleWritesCollagesWhereAsked() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await Executable.run(["console", "--demo", "--collage-dir", folder.path], input: "throwback alice 3\ncollage off\ntb bob 2\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(written.count == 1)
+        let name = try #require(written.first)
+        #expect(name.hasPrefix("alice-") && name.hasSuffix("-3y.jpg"))
+        #expect(result.stdout.contains("Collage written to \(folder.appendingPathComponent(name).path)"))
+        #expect(result.stdout.contains("Collages are off."))
+        _ = try ImageInfo(inspecting: try Data(contentsOf: folder.appendingPathComponent(name)))
     }
 
     @Test func badArgumentsAreRefusedClearly() async throws {

@@ -40,7 +40,7 @@ import TestLogging
         let menus = await harness.telegram.menus
         #expect(menus["default"] == ["throwback", "link", "unlink", "tracked", "help"])
         #expect(menus["all_chat_administrators"] == [
-            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "weekly", "postnow",
+            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "covers", "weekly", "postnow",
         ])
         #expect(await harness.telegram.botDescription == BotProfile.standardDescription)
         #expect(await harness.telegram.botShortDescription == BotProfile.standardShortDescription)

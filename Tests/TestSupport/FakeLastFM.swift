@@ -1,7 +1,14 @@
+import Covers
 import Foundation
 
 /// A scriptable Last.fm on loopback: fixture users with chart lists and raw album-chart JSON,
 /// a queue of injected faults, and gates that hold a response until a test opens them.
+///
+/// `album.getInfo` answers with image URLs on this same server, as Last.fm points at its
+/// image host, and the server serves real image bytes there: a PNG or a JPEG made from the
+/// album's names. Albums have no art unless `setCover` or `setDefaultCover` says so (the
+/// tests that are not about covers stay text); `setCover` can also make an album unknown
+/// to Last.fm, or its image URL answer any status and body.
 public actor FakeLastFM {
     /// One request the fake received.
     public struct Call: Sendable, Equatable {
@@ -31,7 +38,40 @@ public actor FakeLastFM {
     private var server: FakeHTTPServer?
     private var userWaiters: [(user: String, continuation: CheckedContinuation<Void, Never>)] = []
 
+    /// What the fake serves for an album's cover.
+    public enum Cover: Sendable {
+        /// A 300×300 PNG or JPEG drawn from the album's names (the format alternates by album).
+        case generated
+        /// The album's cover as a JPEG of the given side.
+        case jpeg(side: Int)
+        /// `album.getInfo` lists no image.
+        case none
+        /// `album.getInfo` answers error 6, "Album not found".
+        case unknownAlbum
+        /// The image URL answers this status, body and `Content-Type`.
+        case served(status: Int, body: Data, contentType: String)
+    }
+
+    private var covers: [String: Cover] = [:]
+    private var defaultCover = Cover.none
+    private var coverIDs: [String: Int] = [:]
+    private var coverBodies: [Int: (status: Int, body: Data, contentType: String)] = [:]
+    /// Requests for cover images (not API calls).
+    public private(set) var coverDownloads = 0
+
     public init() {}
+
+    /// What albums without a `setCover` of their own get.
+    public func setDefaultCover(_ cover: Cover) {
+        defaultCover = cover
+    }
+
+    /// Sets what `album.getInfo` and the image URL answer for one album.
+    public func setCover(artist: String, album: String, _ cover: Cover) {
+        let key = Self.albumKey(artist, album)
+        covers[key] = cover
+        if let id = coverIDs[key] { coverBodies[id] = nil }
+    }
 
     /// Starts serving and returns the API root to configure as `LASTFM_API_URL`.
     public func start() async throws -> URL {
@@ -118,6 +158,11 @@ public actor FakeLastFM {
         calls.filter { method == nil || $0.method == method }.count
     }
 
+    /// The number of requests of every method but `method`.
+    public func count(excluding method: String) -> Int {
+        calls.filter { $0.method != method }.count
+    }
+
     /// Returns once the fake has received a call for `user`.
     public func waitForCall(user: String) async {
         if calls.contains(where: { $0.user?.lowercased() == user.lowercased() }) { return }
@@ -125,6 +170,7 @@ public actor FakeLastFM {
     }
 
     private func handle(_ request: FakeRequest) async -> FakeResponse {
+        if request.path.hasPrefix("/covers/") { return coverImage(path: request.path) }
         let method = request.query["method"]?.lowercased() ?? ""
         let user = request.query["user"]
         let call = Call(method: method, user: user, query: request.query)
@@ -149,6 +195,7 @@ public actor FakeLastFM {
         guard request.query["api_key"]?.isEmpty == false else {
             return .json(#"{"error": 10, "message": "Invalid API key"}"#, status: 403)
         }
+        if method == "album.getinfo" { return albumInfo(artist: request.query["artist"] ?? "", album: request.query["album"] ?? "") }
         guard let user, let fixture = users[user.lowercased()] else {
             return .json(#"{"error": 6, "message": "User not found"}"#)
         }
@@ -175,6 +222,61 @@ public actor FakeLastFM {
         default:
             return .json(#"{"error": 3, "message": "Invalid Method"}"#)
         }
+    }
+}
+
+extension FakeLastFM {
+    private static func albumKey(_ artist: String, _ album: String) -> String {
+        "\(artist.lowercased())\u{0}\(album.lowercased())"
+    }
+
+    /// `album.getInfo`, with image URLs in Last.fm's sizes, the largest last.
+    private func albumInfo(artist: String, album: String) -> FakeResponse {
+        guard !artist.isEmpty, !album.isEmpty else { return .json(#"{"error": 6, "message": "Invalid parameters"}"#) }
+        let key = Self.albumKey(artist, album)
+        let cover = covers[key] ?? defaultCover
+        if case .unknownAlbum = cover { return .json(#"{"error": 6, "message": "Album not found"}"#) }
+        var images: [[String: String]] = ["small", "medium", "large", "extralarge", "mega"].map { ["#text": "", "size": $0] }
+        if case .none = cover {} else {
+            let id = coverIDs[key] ?? coverIDs.count + 1
+            coverIDs[key] = id
+            let url = server?.baseURL.appendingPathComponent("covers/\(id).img").absoluteString ?? ""
+            // Like Last.fm: every size filled in, the biggest ("mega") sometimes empty.
+            for index in 0..<4 { images[index]["#text"] = url + (index < 3 ? "?size=\(index)" : "") }
+        }
+        return .json(object: ["album": [
+            "name": album, "artist": artist, "mbid": "", "url": "", "image": images,
+            "listeners": "1234", "playcount": "5678",
+        ] as [String: Any]])
+    }
+
+    private func coverImage(path: String) -> FakeResponse {
+        coverDownloads += 1
+        let idText = path.dropFirst("/covers/".count).prefix { $0.isNumber }
+        guard let id = Int(idText), let key = coverIDs.first(where: { $0.value == id })?.key else {
+            return FakeResponse(status: 404, body: Data("<html>Not Found</html>".utf8), contentType: "text/html")
+        }
+        if let body = coverBodies[id] { return FakeResponse(status: body.status, body: body.body, contentType: body.contentType) }
+        let names = key.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        let art = DemoCover.image(artist: names[0], album: names.count > 1 ? names[1] : "", side: 300)
+        let body: (status: Int, body: Data, contentType: String)
+        switch covers[key] ?? defaultCover {
+        case .served(let status, let data, let contentType):
+            body = (status, data, contentType)
+        case .jpeg(let side):
+            body = (200, Self.jpeg(of: art, side: side), "image/jpeg")
+        case .generated where key.utf8.count.isMultiple(of: 2):
+            body = (200, Self.jpeg(of: art, side: 300), "image/jpeg")
+        default:
+            body = (200, art, "image/png")
+        }
+        coverBodies[id] = body
+        return FakeResponse(status: body.status, body: body.body, contentType: body.contentType)
+    }
+
+    /// A real JPEG of `side`×`side` showing `png`.
+    static func jpeg(of png: Data, side: Int) -> Data {
+        (try? CollageRenderer(canvasSide: side).renderSync([CollageTile(rank: 1, image: png)])) ?? Data()
     }
 }
 

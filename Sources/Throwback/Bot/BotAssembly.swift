@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import LastFM
 import Logging
@@ -29,6 +30,13 @@ public struct BotAssembly: Sendable {
         public var metrics: BotMetrics
         /// Added to "no such Last.fm user", e.g. the demo's list of users.
         public var unknownUserHint: String?
+        /// Draws cover collages; tests swap in one that fails.
+        public var collageRenderer: any CollageRendering
+        /// How long a throwback may spend on its collage before it is answered in text.
+        public var collageBudget: Duration
+        /// Measures `collageBudget`. Separate from `clock`, which tests often make immediate:
+        /// the budget is about real work taking real time.
+        public var collageClock: any Clock<Duration>
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -41,8 +49,14 @@ public struct BotAssembly: Sendable {
             bot: BotService.Settings? = nil,
             weeklyMessageLength: Int = 4096,
             metrics: BotMetrics = .none,
-            unknownUserHint: String? = nil
+            unknownUserHint: String? = nil,
+            collageRenderer: any CollageRendering = CollageRenderer(),
+            collageBudget: Duration = .seconds(10),
+            collageClock: any Clock<Duration> = ContinuousClock()
         ) {
+            self.collageClock = collageClock
+            self.collageRenderer = collageRenderer
+            self.collageBudget = collageBudget
             self.clock = clock
             self.breakerClock = breakerClock
             self.now = now
@@ -125,15 +139,45 @@ public struct BotAssembly: Sendable {
         }
     }
 
-    /// Commands for a terminal session: no Telegram, state in `store`; `postnow` prints the post.
-    public func terminalCommands(store: BotStore) -> BotCommands {
+    /// Cover collages for throwbacks over the shared Last.fm chain; downloaded covers are kept
+    /// in `COVER_CACHE_MB` next to the database when `keepCovers` is set.
+    public func collagePhotos(lastFM: any LastFMClient, store: BotStore, keepCovers: Bool) -> CollagePhotos {
+        let logger = options.makeLogger("covers")
+        let cache = keepCovers && configuration.coverCacheMB > 0
+            ? CoverDiskCache(directory: configuration.coverCacheDirectory, capacityBytes: configuration.coverCacheMB << 20, logger: logger)
+            : nil
+        let downloader = CoverDownloader(transport: lastFMTransport, cache: cache, metrics: options.metrics, logger: logger)
+        let maker = CollageMaker(
+            lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, budget: options.collageBudget,
+            clock: options.collageClock, metrics: options.metrics, logger: logger
+        )
+        return CollagePhotos(maker: maker, store: store, metrics: options.metrics, now: options.now, logger: logger)
+    }
+
+    /// What a terminal session needs: the commands, and collages for `--collage`.
+    public struct TerminalSession: Sendable {
+        public let commands: BotCommands
+        public let photos: CollagePhotos
+    }
+
+    /// A terminal session: no Telegram, state in `store` (covers are not kept on disk);
+    /// `postnow` prints the post.
+    public func terminal(store: BotStore) -> TerminalSession {
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now)), store: store)
         let weekly = WeeklyPostControls(
             calendar: calendar, changes: ScheduleChanges(), posting: TerminalWeeklyPosting(preview: preview, now: options.now), now: options.now
         )
-        return commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil, weekly: weekly)
+        return TerminalSession(
+            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil, weekly: weekly),
+            photos: collagePhotos(lastFM: lastFM, store: store, keepCovers: false)
+        )
+    }
+
+    /// Commands for a terminal session.
+    public func terminalCommands(store: BotStore) -> BotCommands {
+        terminal(store: store).commands
     }
 
     /// The bot and its weekly post, sharing one Last.fm client chain and one Telegram client chain.
@@ -168,8 +212,9 @@ public struct BotAssembly: Sendable {
         let lastFM = lastFM(breaker: breaker, store: store)
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
+        let photos = collagePhotos(lastFM: lastFM, store: store, keepCovers: true)
         let poster = WeeklyPoster(
-            composer: composer, store: store, telegram: replies, now: options.now,
+            composer: composer, store: store, telegram: replies, now: options.now, photos: photos,
             formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), metrics: options.metrics,
             logger: weeklyLogger
         )
@@ -181,7 +226,7 @@ public struct BotAssembly: Sendable {
         let bot = BotService(
             telegram: replies, pollingClient: http,
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies, weekly: weekly),
-            store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings,
+            store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings, photos: photos,
             health: health, metrics: options.metrics, now: options.now, clock: options.clock, logger: logger
         )
         let scheduler = WeeklyScheduler(

@@ -39,6 +39,7 @@ public struct BotService: Service, CustomStringConvertible {
     private let store: BotStore
     private let journal: UpdateJournal
     private let settings: Settings
+    private let photos: CollagePhotos?
     private let health: BotHealth?
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
@@ -48,7 +49,7 @@ public struct BotService: Service, CustomStringConvertible {
 
     public init(
         telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
-        journal: UpdateJournal, settings: Settings = Settings(), health: BotHealth? = nil, metrics: BotMetrics = .none,
+        journal: UpdateJournal, settings: Settings = Settings(), photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "bot")
     ) {
@@ -58,6 +59,7 @@ public struct BotService: Service, CustomStringConvertible {
         self.store = store
         self.journal = journal
         self.settings = settings
+        self.photos = photos
         self.health = health
         self.metrics = metrics
         self.now = now
@@ -76,7 +78,7 @@ public struct BotService: Service, CustomStringConvertible {
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store,
             delivery: ReplyDelivery(telegram: telegram, journal: journal, store: store, policy: settings.delivery, clock: clock, logger: logger),
-            logger: logger
+            photos: photos, logger: logger
         )
         let (journal, health, metrics, now) = (journal, health, metrics, now)
         let leftovers = try await journal.unhandled()

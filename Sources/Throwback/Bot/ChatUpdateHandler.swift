@@ -5,6 +5,9 @@ import Telegram
 /// the command message, in its forum topic; presses of ◀ / ▶ edit the throwback in place;
 /// in groups, anything that is not a `/command` is ignored silently.
 ///
+/// A throwback with albums is answered as a cover collage with the chart as its caption,
+/// where the chat has covers on; whenever no picture can be had, in text.
+///
 /// Every update ends recorded as handled: with its answer (see `ReplyDelivery`), or at once
 /// when there is nothing to send. An update abandoned at shutdown stays in the inbox.
 public struct ChatUpdateHandler: Sendable {
@@ -17,13 +20,16 @@ public struct ChatUpdateHandler: Sendable {
     private let store: BotStore
     private let delivery: ReplyDelivery
     private let telegram: any TelegramClient
+    /// Nil: every throwback is text.
+    private let photos: CollagePhotos?
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
-        store: BotStore, delivery: ReplyDelivery, logger: Logger = Logger(label: "bot")
+        store: BotStore, delivery: ReplyDelivery, photos: CollagePhotos? = nil, logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
+        self.photos = photos
         self.router = router
         self.throwback = throwback
         self.navigation = navigation
@@ -77,6 +83,15 @@ public struct ChatUpdateHandler: Sendable {
             return true
         }
         let keyboard = await keyboard(for: reply, logger: logger)
+        if case .throwback(.chart(let summary)) = reply {
+            let sentPhoto = await sendPhoto(of: summary, chat: message.chat.id, update: update) { photo in
+                .sendPhoto(
+                    chatID: message.chat.id, photo: photo.source, captionHTML: CollagePhotos.captionFormatter.format(summary),
+                    replyTo: message.messageID, topic: message.topicID, keyboard: keyboard
+                )
+            }
+            if sentPhoto { return true }
+        }
         await delivery.send(
             .sendMessage(chatID: message.chat.id, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: keyboard),
             answering: update
@@ -113,11 +128,54 @@ public struct ChatUpdateHandler: Sendable {
         }
         guard !Task.isCancelled else { return true }
         let keyboard = await keyboard(for: reply, logger: logger)
+        guard message.hasPhoto else {
+            await delivery.send(
+                .editMessageText(chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: keyboard),
+                answering: update
+            )
+            return true
+        }
+        // A photo message stays one (Telegram cannot turn it into text): without a new picture,
+        // only its caption changes.
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? html
+        if case .throwback(.chart(let summary)) = reply {
+            let sentPhoto = await sendPhoto(of: summary, chat: message.chat.id, update: update) { photo in
+                .editMessageMedia(
+                    chatID: message.chat.id, messageID: message.messageID, photo: photo.source, captionHTML: caption, keyboard: keyboard
+                )
+            }
+            if sentPhoto { return true }
+        }
         await delivery.send(
-            .editMessageText(chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: keyboard),
+            .editMessageCaption(chatID: message.chat.id, messageID: message.messageID, captionHTML: caption, keyboard: keyboard),
             answering: update
         )
         return true
+    }
+
+    /// Sends a throwback's collage with `request`. Returns false when the answer should be
+    /// text instead: covers are off here, the week is empty, no picture could be made in time,
+    /// or Telegram refused the picture. A stored `file_id` Telegram refuses is replaced by a
+    /// fresh upload once.
+    private func sendPhoto(
+        of summary: ChartSummary, chat: Int64, update: Update,
+        _ request: (CollagePhotos.Photo) -> TelegramRequest<SentMessage>
+    ) async -> Bool {
+        guard let photos, (try? await store.settings(for: chat).covers) ?? true else { return false }
+        for _ in 0..<2 {
+            guard let photo = await photos.photo(for: summary), !Task.isCancelled else { return false }
+            switch await delivery.send(request(photo), answering: update) {
+            case .sent(let message):
+                await photos.sent(photo, as: message)
+                return true
+            case .notSent:
+                return true
+            case .refused:
+                await photos.refused(photo)
+                guard case .stored = photo else { return false }
+            }
+        }
+        return false
     }
 
     private func keyboard(for reply: BotReply, logger: Logger) async -> InlineKeyboard? {

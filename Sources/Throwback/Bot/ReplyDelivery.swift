@@ -54,9 +54,18 @@ public struct ReplyDelivery: Sendable {
         }
     }
 
-    /// Sends `request` as the answer to `update`; nil when it was not delivered (the reason is logged).
+    /// What became of an answer.
+    public enum Outcome<Response: Sendable>: Sendable {
+        case sent(Response)
+        /// Telegram read it and said no (400): nothing was posted, so another answer may go instead.
+        case refused(TelegramError)
+        /// Not delivered, or perhaps delivered; either way nothing more is sent (the reason is logged).
+        case notSent
+    }
+
+    /// Sends `request` as the answer to `update`.
     @discardableResult
-    public func send<Response>(_ request: TelegramRequest<Response>, answering update: Update) async -> Response? {
+    public func send<Response>(_ request: TelegramRequest<Response>, answering update: Update) async -> Outcome<Response> {
         let journal = journal
         var logger = logger
         logger[metadataKey: "update"] = "\(update.updateID)"
@@ -66,7 +75,7 @@ public struct ReplyDelivery: Sendable {
         var attempt = 0
         while true {
             do {
-                return try await telegram.send(request)
+                return .sent(try await telegram.send(request))
             } catch let error where error.certainlyNotSent {
                 reopen(update)
                 attempt += 1
@@ -77,27 +86,30 @@ public struct ReplyDelivery: Sendable {
                     logger.notice("reply not sent; it stays in the inbox for the next start", metadata: [
                         "chat": "\(chat)", "error": "\(error)",
                     ])
-                    return nil
+                    return .notSent
                 }
                 logger.notice("reply not sent; trying again", metadata: ["chat": "\(chat)", "error": "\(error)", "delay": "\(delay)"])
                 do {
                     try await clock.sleep(delay)
                 } catch {
                     logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start", metadata: ["chat": "\(chat)"])
-                    return nil
+                    return .notSent
                 }
             } catch let error as TelegramError where error.meansChatIsGone {
                 logger.notice("the bot can no longer post here; marking the chat inactive", metadata: ["chat": "\(chat)", "reason": "\(error)"])
                 do { try await store.markInactive(chat) } catch {
                     logger.error("could not mark a chat inactive", metadata: ["chat": "\(chat)", "error": "\(error)"])
                 }
-                return nil
+                return .notSent
             } catch TelegramError.badRequest(let reason) where reason.contains("message is not modified") {
                 logger.debug("the message already shows that", metadata: ["chat": "\(chat)"])
-                return nil
+                return .notSent
+            } catch let error as TelegramError where error.isRefusal && error != .unauthorized {
+                logger.warning("Telegram refused a reply", metadata: ["chat": "\(chat)", "method": "\(request.method)", "error": "\(error)"])
+                return .refused(error)
             } catch {
                 logger.warning("could not send a reply", metadata: ["chat": "\(chat)", "method": "\(request.method)", "error": "\(error)"])
-                return nil
+                return .notSent
             }
         }
     }

@@ -152,3 +152,34 @@ public struct WeeklyPostControls: Sendable {
         return "The weekly throwback post is on: the next one is due \(WeekDescription.moment(time.next(after: now()), in: time.zone))."
     }
 }
+
+/// `covers`, `covers on|off`: whether throwbacks in this chat come as a cover collage.
+public struct CoversCommand: Command {
+    public let spec = CommandSpec(
+        name: "covers", arguments: "[on|off]", summary: "show throwbacks in this chat as an album-cover collage, or as text only",
+        adminOnly: true
+    )
+    public let guards: [any CommandGuard]
+    let store: BotStore
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
+            guard let word = parsed.arguments.first else { return .success(parsed) }
+            guard ["on", "off"].contains(word.lowercased()) else { return .failure(UsageError("Say on or off.")) }
+            return .success(parsed)
+        }
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+        let chat = invocation.targetChatID
+        return await savingState {
+            if let word = invocation.arguments.first {
+                let on = word.lowercased() == "on"
+                try await store.updateSettings(for: chat) { $0.covers = on }
+            }
+            return .text(try await store.settings(for: chat).covers
+                ? "Throwbacks here come with a collage of the album covers. Turn it off with: covers off"
+                : "Throwbacks here are text only. Turn the cover collage on with: covers on")
+        }
+    }
+}

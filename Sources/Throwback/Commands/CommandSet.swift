@@ -48,6 +48,7 @@ public enum CommandSet {
             UntrackCommand(guards: [d.rateLimit, d.admin], store: d.store),
             ImportCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store, lastFM: d.lastFM),
             FilterCommand(guards: [d.rateLimit, d.admin], store: d.store),
+            CoversCommand(guards: [d.rateLimit, d.admin], store: d.store),
             WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store, controls: d.weekly),
             PostNowCommand(guards: [d.rateLimit, d.admin], controls: d.weekly),
         ]

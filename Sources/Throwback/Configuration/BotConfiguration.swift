@@ -12,6 +12,8 @@ public struct BotConfiguration: Sendable {
     public var lastFMAPIKey: Secret?
     public var lastFMAPIURL: URL
     public var databasePath: String
+    /// The most megabytes downloaded album covers may take on disk; 0 keeps none.
+    public var coverCacheMB: Int
     public var adminUserIDs: [Int64]
     public var throwbackChatID: Int64?
     public var schedule: WeeklySchedule
@@ -39,8 +41,9 @@ public struct BotConfiguration: Sendable {
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
-        logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1"
+        logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200
     ) {
+        self.coverCacheMB = coverCacheMB
         self.telegramToken = telegramToken
         self.telegramAPIURL = telegramAPIURL
         self.lastFMAPIKey = lastFMAPIKey
@@ -63,7 +66,7 @@ public struct BotConfiguration: Sendable {
 
     /// Every key this program reads, as `.env.example` lists them.
     public static let keys = [
-        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "ADMIN_USER_IDS",
+        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST",
     ]
@@ -127,6 +130,11 @@ public struct BotConfiguration: Sendable {
         lastFMAPIKey = text("lastfm.api.key").map { Secret($0) }
         lastFMAPIURL = try url("lastfm.api.url", default: "https://ws.audioscrobbler.com/2.0/")
         databasePath = text("database.path") ?? "vinylogue.sqlite"
+        let coverMB = try integer("cover.cache.mb") ?? 200
+        guard (0...100_000).contains(coverMB) else {
+            throw ConfigurationError.invalid(key: "COVER_CACHE_MB", value: "\(coverMB)", expected: "megabytes between 0 and 100000")
+        }
+        coverCacheMB = Int(coverMB)
         adminUserIDs = try (text("admin.user.ids") ?? "").split(separator: ",").map {
             let id = $0.trimmingCharacters(in: .whitespaces)
             guard let value = Int64(id) else {
@@ -190,12 +198,20 @@ public struct BotConfiguration: Sendable {
         return [
             "TELEGRAM_BOT_TOKEN=\(secret(telegramToken))", "TELEGRAM_API_URL=\(telegramAPIURL.absoluteString)",
             "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
-            "DATABASE_PATH=\(databasePath)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
+            "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
             "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
             "THROWBACK_TIMEZONE=\(timeZone.identifier)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
         ].joined(separator: " ")
+    }
+
+    /// Where downloaded covers are kept: a folder next to the database, named after it
+    /// (`vinylogue.sqlite` → `vinylogue-covers`).
+    public var coverCacheDirectory: URL {
+        let database = URL(fileURLWithPath: databasePath)
+        let name = database.deletingPathExtension().lastPathComponent
+        return database.deletingLastPathComponent().appendingPathComponent("\(name)-covers", isDirectory: true)
     }
 
     /// The Last.fm key, or an error that says how to set it.

@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import LastFM
 import Networking
@@ -5,7 +6,13 @@ import Networking
 /// An offline stand-in for the Last.fm API: it answers the same URLs with the same JSON,
 /// quirks included (numbers as strings, `#text`, a single album as a bare object), from
 /// `DemoListeningData`. The real client and its decoding run unchanged on top of it.
+///
+/// Album covers are drawn on request (`DemoCover`): `album.getInfo` points at a made-up
+/// image host that this transport answers too, so collages work offline.
 public struct DemoLastFMTransport: HTTPTransport {
+    /// The image host of the demo's covers; never looked up on the network.
+    static let coverHost = "covers.demo.invalid"
+
     private let data: DemoListeningData
     private let now: @Sendable () -> Date
 
@@ -19,9 +26,19 @@ public struct DemoLastFMTransport: HTTPTransport {
             (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
             uniquingKeysWith: { first, _ in first }
         )
+        if request.url.host == Self.coverHost {
+            return HTTPResponse(status: 200, body: DemoCover.image(artist: query["artist"] ?? "", album: query["album"] ?? ""))
+        }
         let method = query["method"]?.lowercased() ?? ""
         if method == "album.getinfo" {
-            return json(["album": ["name": query["album"] ?? "", "artist": query["artist"] ?? "", "image": ""]])
+            let artist = query["artist"] ?? "", album = query["album"] ?? ""
+            var cover = URLComponents()
+            cover.scheme = "https"
+            cover.host = Self.coverHost
+            cover.path = "/cover.png"
+            cover.queryItems = [URLQueryItem(name: "artist", value: artist), URLQueryItem(name: "album", value: album)]
+            let image = [["#text": cover.url?.absoluteString ?? "", "size": "extralarge"]]
+            return json(["album": ["name": album, "artist": artist, "image": image]])
         }
         guard let listener = data.listener(query["user"] ?? "") else {
             return json(["error": 6, "message": "User not found"])

@@ -122,6 +122,19 @@ public struct BotStore: Sendable {
                 t.primaryKey(["chatID", "week", "generation", "sequence"])
             }
         }
+        migrator.registerMigration("v4: album covers, per-chat setting and uploaded collages") { db in
+            try db.alter(table: "chat") { t in
+                t.add(column: "covers", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(table: "collagePhoto") { t in
+                t.column("user", .text).notNull()
+                t.column("week", .integer).notNull()
+                t.column("minimumPlayCount", .integer).notNull()
+                t.column("fileID", .text).notNull()
+                t.column("savedAt", .datetime).notNull()
+                t.primaryKey(["user", "week", "minimumPlayCount"])
+            }
+        }
         return migrator
     }
 
@@ -234,6 +247,38 @@ public struct BotStore: Sendable {
 
     public func buttonName(key: String) async throws -> String? {
         try await database.read { db in try String.fetchOne(db, sql: "SELECT name FROM buttonName WHERE key = ?", arguments: [key]) }
+    }
+
+    // MARK: Collages
+
+    /// The Telegram `file_id` of a collage already uploaded for this user, week and filter.
+    public func collageFileID(_ key: CollageKey) async throws -> String? {
+        try await database.read { db in
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE user = ? AND week = ? AND minimumPlayCount = ?"),
+                arguments: [key.user, key.week, key.minimumPlayCount]
+            )
+        }
+    }
+
+    /// Remembers the `file_id` Telegram gave an uploaded collage, so it is never uploaded again.
+    public func saveCollageFileID(_ fileID: String, for key: CollageKey, at date: Date) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO collagePhoto (user, week, minimumPlayCount, fileID, savedAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [key.user, key.week, key.minimumPlayCount, fileID, date]
+            )
+        }
+    }
+
+    /// Forgets a `file_id` Telegram no longer accepts.
+    public func forgetCollageFileID(_ key: CollageKey) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM collagePhoto WHERE user = ? AND week = ? AND minimumPlayCount = ?",
+                arguments: [key.user, key.week, key.minimumPlayCount]
+            )
+        }
     }
 
     // MARK: Account links

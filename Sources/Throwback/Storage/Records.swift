@@ -19,10 +19,12 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var weeklyTopicID: Int64?
     /// False once Telegram answered 403 (bot blocked or removed).
     public var active: Bool
+    /// Whether throwbacks come as a cover collage with the chart as its caption.
+    public var covers: Bool
 
     public init(
         id: Int64, minimumPlayCount: Int = 1, weeklyPost: Bool? = nil, schedule: String? = nil, scheduleZone: String? = nil,
-        weeklyTopicID: Int64? = nil, active: Bool = true
+        weeklyTopicID: Int64? = nil, active: Bool = true, covers: Bool = true
     ) {
         self.id = id
         self.minimumPlayCount = minimumPlayCount
@@ -31,6 +33,7 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
         self.scheduleZone = scheduleZone
         self.weeklyTopicID = weeklyTopicID
         self.active = active
+        self.covers = covers
     }
 
     /// Read column by column rather than through `Decodable`: every throwback reads its
@@ -43,6 +46,7 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
         scheduleZone = row["scheduleZone"]
         weeklyTopicID = row["weeklyTopicID"]
         active = row["active"]
+        covers = row["covers"]
     }
 
     /// Whether the weekly post is on, given the chat that gets it by default.
@@ -87,6 +91,22 @@ public struct AccountLink: Codable, Sendable, Equatable, FetchableRecord, Persis
 struct InboxUpdate: Sendable {
     var identity: String
     var payload: Data
+}
+
+/// What identifies a throwback's collage: the same user, week and play-count filter always
+/// give the same picture, so its Telegram `file_id` can be reused in any chat.
+public struct CollageKey: Sendable, Hashable {
+    /// The Last.fm name, lowercased.
+    public var user: String
+    /// The Unix time at which the Last.fm week starts.
+    public var week: Int64
+    public var minimumPlayCount: Int
+
+    public init(user: String, week: Int64, minimumPlayCount: Int) {
+        self.user = user.lowercased()
+        self.week = week
+        self.minimumPlayCount = minimumPlayCount
+    }
 }
 
 /// A cached Last.fm answer.

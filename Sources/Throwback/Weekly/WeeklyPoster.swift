@@ -43,6 +43,10 @@ public enum WeeklyPostOutcome: Sendable, Equatable {
 /// post is claimed per (chat, week) with one conditional write before anything is sent;
 /// each message is recorded as going out before it is sent and with its message id after;
 /// a restart in the middle resumes with the users not yet posted, and never posts one twice.
+///
+/// Where the chat has covers on, the post opens with one collage of the chat's week: the
+/// roster's combined top albums, plays summed across users, with the post's header as its
+/// caption. Without a picture, the header opens the first text message instead.
 public struct WeeklyPoster: Sendable {
     private let composer: WeeklyPostComposer
     private let store: BotStore
@@ -52,13 +56,15 @@ public struct WeeklyPoster: Sendable {
     private let locks = ChatLocks()
     private let formatter: ChartFormatter
     private let metrics: BotMetrics
+    private let photos: CollagePhotos?
 
     /// - Parameter formatter: Telegram HTML within 4096 units; tests pass a shorter limit to
     ///   make a post take several messages.
     public init(
         composer: WeeklyPostComposer, store: BotStore, telegram: any TelegramClient, now: @escaping @Sendable () -> Date,
-        formatter: ChartFormatter = .telegram, metrics: BotMetrics = .none, logger: Logger
+        photos: CollagePhotos? = nil, formatter: ChartFormatter = .telegram, metrics: BotMetrics = .none, logger: Logger
     ) {
+        self.photos = photos
         self.composer = composer
         self.store = store
         self.telegram = telegram
@@ -119,13 +125,27 @@ public struct WeeklyPoster: Sendable {
             try? await store.releaseWeeklyPost(progress, at: now())
             return .lastFMDown
         }
-        let header = progress.messageCount == 0 ? formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant)) : nil
+        var header = progress.messageCount == 0 ? formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant)) : nil
+        let firstSequence = progress.messageCount
+        var sequence = firstSequence
+        if let caption = header, settings.covers, let photos, let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
+            let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
+            let request = TelegramRequest<SentMessage>.sendPhoto(chatID: progress.chatID, photo: photo, captionHTML: caption, topic: settings.weeklyTopicID)
+            switch await send(request, users: [], sequence: sequence, progress: &progress, logger: logger) {
+            case .sent, .maybeSent:
+                sequence += 1
+                header = nil
+            case .refused: sequence += 1
+            case .notSent: return .interrupted
+            case .gone: return .chatGone
+            }
+        }
         let messages = formatter.weeklyMessages(header: header, sections: entries.map(formatter.weeklySection))
-        for (offset, message) in messages.enumerated() {
-            let sequence = progress.messageCount + offset
+        for message in messages {
             let users = message.sections.map { entries[$0].key }
-            switch await send(message.text, users: users, sequence: sequence, topic: settings.weeklyTopicID, progress: &progress, logger: logger) {
-            case .sent, .maybeSent: continue
+            let request = TelegramRequest<SentMessage>.sendMessage(chatID: progress.chatID, html: message.text, topic: settings.weeklyTopicID)
+            switch await send(request, users: users, sequence: sequence, progress: &progress, logger: logger) {
+            case .sent, .maybeSent, .refused: sequence += 1
             case .notSent: return .interrupted
             case .gone: return .chatGone
             }
@@ -135,16 +155,40 @@ public struct WeeklyPoster: Sendable {
         } catch {
             logger.error("could not record a weekly post as complete", metadata: ["error": "\(error)"])
         }
-        return .posted(messages: messages.count, users: entries.count)
+        return .posted(messages: sequence - firstSequence, users: entries.count)
     }
 
     private enum Delivery {
-        case sent, maybeSent, notSent, gone
+        case sent, maybeSent, refused, notSent, gone
+    }
+
+    /// The albums the roster played most that week together: plays summed across users (an
+    /// album counts as the same whatever the case of its names), most played first.
+    static func combinedTopAlbums(of entries: [WeeklyEntry], limit: Int = CollageMaker.maxAlbums) -> [ChartAlbum] {
+        var totals: [String: (album: ChartAlbum, order: Int)] = [:]
+        for case .chart(let summary, _) in entries.map(\.content) {
+            for album in summary.albums {
+                let key = "\(album.artist.lowercased())\u{0}\(album.name.lowercased())"
+                if var seen = totals[key] {
+                    seen.album.playCount = seen.album.playCount.addingReportingOverflow(album.playCount).overflow
+                        ? .max : seen.album.playCount + album.playCount
+                    totals[key] = seen
+                } else {
+                    totals[key] = (album, totals.count)
+                }
+            }
+        }
+        let ranked = totals.values.sorted {
+            $0.album.playCount != $1.album.playCount ? $0.album.playCount > $1.album.playCount : $0.order < $1.order
+        }
+        return ranked.prefix(limit).enumerated().map { index, entry in
+            ChartAlbum(artist: entry.album.artist, name: entry.album.name, playCount: entry.album.playCount, rank: index + 1)
+        }
     }
 
     /// Sends one message of the post, recording it before and after.
     private func send(
-        _ html: String, users: [String], sequence: Int, topic: Int64?, progress: inout WeeklyPostProgress, logger: Logger
+        _ request: TelegramRequest<SentMessage>, users: [String], sequence: Int, progress: inout WeeklyPostProgress, logger: Logger
     ) async -> Delivery {
         do {
             try await store.recordWeeklyMessage(progress, sequence: sequence, users: users)
@@ -153,7 +197,7 @@ public struct WeeklyPoster: Sendable {
             return .notSent
         }
         do {
-            let message = try await telegram.sendMessage(chatID: progress.chatID, html: html, topic: topic)
+            let message = try await telegram.send(request)
             // A group that became a supergroup: its records moved with it.
             progress.chatID = message.chatID
             try? await store.recordWeeklyMessageSent(progress, sequence: sequence, messageID: message.messageID, at: now())
@@ -173,7 +217,7 @@ public struct WeeklyPoster: Sendable {
             // Telegram read it and said no (a deleted topic, HTML it cannot parse): sending it
             // again would be refused again. Say so plainly rather than call it posted.
             logger.error("Telegram refused a weekly message; it is not sent again this week", metadata: ["error": "\(error)"])
-            return .maybeSent
+            return .refused
         } catch {
             // It may have reached Telegram: its users count as posted.
             logger.warning("a weekly message may not have arrived; not sending it again", metadata: ["error": "\(error)"])

@@ -1,0 +1,109 @@
+import Covers
+import Foundation
+import LastFM
+import Logging
+import Networking
+
+/// Makes the cover collage of a week's top albums: each album's cover URL from
+/// `album.getInfo` (cached for good by the Last.fm client chain), the covers from the
+/// downloader, the picture from the renderer. An album without a usable cover gets a
+/// placeholder tile; the whole job has a time budget, after which the caller answers in text.
+public struct CollageMaker: Sendable {
+    /// A rendered collage.
+    public struct Collage: Sendable, Equatable {
+        public var jpeg: Data
+        /// False when some cover could not be fetched this time (as opposed to not existing),
+        /// so the picture should not be kept for reuse.
+        public var complete: Bool
+    }
+
+    /// Albums in a collage: a 3×3 grid at most.
+    public static let maxAlbums = 9
+    /// Covers fetched at once.
+    static let parallelFetches = 3
+
+    private let lastFM: any LastFMClient
+    private let downloader: CoverDownloader
+    private let renderer: any CollageRendering
+    private let budget: Duration
+    private let clock: any Clock<Duration>
+    private let metrics: BotMetrics
+    private let logger: Logger
+
+    public init(
+        lastFM: any LastFMClient, downloader: CoverDownloader, renderer: any CollageRendering, budget: Duration = .seconds(10),
+        clock: any Clock<Duration> = ContinuousClock(), metrics: BotMetrics = .none, logger: Logger = Logger(label: "covers")
+    ) {
+        self.lastFM = lastFM
+        self.downloader = downloader
+        self.renderer = renderer
+        self.budget = budget
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// The collage of the first nine `albums`, in their order; nil when there are none, when
+    /// not one has a usable cover (a grid of placeholders says less than the text), when
+    /// rendering failed, or when it took longer than the budget.
+    public func collage(of albums: [ChartAlbum]) async -> Collage? {
+        let albums = Array(albums.prefix(Self.maxAlbums))
+        guard !albums.isEmpty else { return nil }
+        let (lastFM, downloader, renderer, metrics, logger) = (lastFM, downloader, renderer, metrics, logger)
+        let collage = await withinBudget(budget, clock: clock) { () async -> Collage? in
+            let covers = await Self.covers(of: albums, lastFM: lastFM, downloader: downloader)
+            guard !Task.isCancelled, covers.contains(where: { $0.image != nil }) else { return nil }
+            let tiles = albums.indices.map { index in
+                CollageTile(rank: index + 1, image: covers[index].image, label: "\(albums[index].artist)\n\(albums[index].name)")
+            }
+            do {
+                let jpeg = try await renderer.render(tiles)
+                metrics.increment("vinylogue_collages_rendered_total")
+                return Collage(jpeg: jpeg, complete: covers.allSatisfy { $0 != .failed })
+            } catch {
+                logger.warning("could not render a collage; answering in text", metadata: ["error": "\(error)"])
+                return nil
+            }
+        }
+        return collage
+    }
+
+    /// One outcome per album, in order, fetching a few at a time.
+    private static func covers(
+        of albums: [ChartAlbum], lastFM: any LastFMClient, downloader: CoverDownloader
+    ) async -> [CoverDownloader.Outcome] {
+        await withTaskGroup(of: (Int, CoverDownloader.Outcome).self) { group in
+            var outcomes = Array(repeating: CoverDownloader.Outcome.failed, count: albums.count)
+            var next = 0
+            func start() {
+                guard next < albums.count else { return }
+                let (index, album) = (next, albums[next])
+                next += 1
+                group.addTask { (index, await cover(of: album, lastFM: lastFM, downloader: downloader)) }
+            }
+            for _ in 0..<parallelFetches { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                start()
+            }
+            return outcomes
+        }
+    }
+
+    private static func cover(of album: ChartAlbum, lastFM: any LastFMClient, downloader: CoverDownloader) async -> CoverDownloader.Outcome {
+        do {
+            guard let url = try await lastFM.albumInfo(artist: album.artist, album: album.name).coverURL else { return .unusable }
+            return await downloader.cover(at: url)
+        } catch {
+            // Last.fm down or refusing: a placeholder now, another try next time.
+            return .failed
+        }
+    }
+}
+
+extension CoverDownloader.Outcome {
+    var image: Data? {
+        if case .image(let data) = self { return data }
+        return nil
+    }
+}
