@@ -1,3 +1,4 @@
+import CGD
 import Foundation
 
 /// Renders a square JPEG grid of album covers: 3×3 when at least five of the first nine tiles
@@ -41,7 +42,17 @@ public struct CollageRenderer: CollageRendering {
     /// ends with `CancellationError` if the calling task is cancelled; a render already started
     /// runs to its end. Other errors are `CoverError`.
     public func render(_ tiles: [CollageTile]) async throws -> Data {
-        try await pool.run { [self] in try renderSync(tiles) }
+        try await pool.run { [self] in
+            defer { Self.returnFreedMemory() }
+            return try renderSync(tiles)
+        }
+    }
+
+    /// A render allocates a few MB (the canvas, decoded covers) on its worker's malloc arena,
+    /// which glibc keeps after they are freed; collages are rare, so the bot hands that memory
+    /// back to the system rather than carry it while idle.
+    private static func returnFreedMemory() {
+        cgd_release_free_memory()
     }
 
     /// JPEG bytes of the collage, rendered on the calling thread (for tests and command-line

@@ -52,7 +52,7 @@ public struct HTTPTelegramClient: TelegramClient {
             throw TelegramError.transport(text, mayHaveBeenDelivered: error.requestMayHaveBeenSent)
         }
         do {
-            return try Self.interpret(response, method: request.method, logger: logger)
+            return try Self.interpret(response, method: request.method, logger: logger, readsPhotoFileID: !request.attachments.isEmpty)
         } catch let error as TelegramError {
             let text = redactor.redact(error.description)
             logger.log(
@@ -66,8 +66,14 @@ public struct HTTPTelegramClient: TelegramClient {
     /// The longest flood wait the bot accepts; a larger `retry_after` is clamped to it.
     public static let maxRetryAfter = 3600
 
-    static func interpret<Response: Decodable>(_ response: HTTPResponse, method: String, logger: Logger? = nil) throws -> Response {
-        guard let envelope = try? JSONDecoder().decode(Envelope<Response>.self, from: response.body) else {
+    /// - Parameter readsPhotoFileID: whether an answered photo's `file_id` is wanted: only
+    ///   after an upload, since a photo sent by its `file_id` has one already.
+    static func interpret<Response: Decodable>(
+        _ response: HTTPResponse, method: String, logger: Logger? = nil, readsPhotoFileID: Bool = true
+    ) throws -> Response {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.readsPhotoFileID] = readsPhotoFileID
+        guard let envelope = try? decoder.decode(Envelope<Response>.self, from: response.body) else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
             if response.status == 401 || response.status == 404 { throw TelegramError.unauthorized }
             throw TelegramError.undecodable("\(method): HTTP \(response.status)")

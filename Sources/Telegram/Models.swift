@@ -99,7 +99,8 @@ public struct Message: Codable, Sendable, Equatable {
         isTopicMessage = try c.decodeIfPresent(Bool.self, forKey: .isTopicMessage)
         isAutomaticForward = try c.decodeIfPresent(Bool.self, forKey: .isAutomaticForward)
         // Only whether there are sizes at all: the sizes themselves are never read.
-        hasPhoto = (try? c.nestedUnkeyedContainer(forKey: .photo))?.isAtEnd == false
+        // `contains` first: a missing key would make the container call build an error to throw.
+        hasPhoto = c.contains(.photo) && (try? c.nestedUnkeyedContainer(forKey: .photo))?.isAtEnd == false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -220,7 +221,8 @@ public struct BotCommand: Codable, Sendable, Equatable {
 public struct SentMessage: Codable, Sendable, Equatable {
     public var messageID: Int64
     public var chatID: Int64
-    /// The `file_id` of the largest size of the message's photo; nil for a text message.
+    /// The `file_id` of the largest size of the message's photo; nil for a text message, and
+    /// for a photo that was sent by its `file_id` (`HTTPTelegramClient` reads it after uploads only).
     public var photoFileID: String?
 
     public init(messageID: Int64, chatID: Int64, photoFileID: String? = nil) {
@@ -253,13 +255,22 @@ public struct SentMessage: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         messageID = try c.decode(Int64.self, forKey: .messageID)
         chatID = try c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat).decode(Int64.self, forKey: .id)
-        // A malformed photo list only loses the file id: the message was still sent.
-        let sizes = (try? c.decodeIfPresent([PhotoSize].self, forKey: .photo)) ?? []
-        // Telegram lists sizes smallest first; on a tie of areas, the later one wins.
-        photoFileID = sizes.reduce(nil as PhotoSize?) { best, size in
-            guard let best, best.area > size.area else { return size }
-            return best
-        }?.fileID
+        // Reading the sizes cost more than the rest of the answer, so only when asked for.
+        let wanted = decoder.userInfo[.readsPhotoFileID] as? Bool ?? true
+        photoFileID = wanted && c.contains(.photo) ? Self.largestPhoto(in: c) : nil
+    }
+
+    /// The `file_id` of the largest size. Telegram lists sizes smallest first; on a tie of
+    /// areas, the later one wins. A malformed list only loses the file id: the message was
+    /// still sent.
+    private static func largestPhoto(in c: KeyedDecodingContainer<CodingKeys>) -> String? {
+        guard var sizes = try? c.nestedUnkeyedContainer(forKey: .photo) else { return nil }
+        var best: (fileID: String, area: Double)?
+        while !sizes.isAtEnd {
+            guard let size = try? sizes.decode(PhotoSize.self) else { return nil }
+            if best.map({ $0.area <= size.area }) ?? true { best = (size.fileID, size.area) }
+        }
+        return best?.fileID
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -321,4 +332,9 @@ public struct InlineKeyboard: Sendable, Equatable {
             .array(row.map { .object(["text": .string($0.text), "callback_data": .string($0.callbackData)]) })
         })])
     }
+}
+
+extension CodingUserInfoKey {
+    /// Whether `SentMessage` reads the photo's `file_id` (true when absent).
+    static let readsPhotoFileID = CodingUserInfoKey(rawValue: "vinylogue.readsPhotoFileID")!
 }

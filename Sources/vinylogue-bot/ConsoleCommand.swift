@@ -32,6 +32,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {
             print(demo ? "Demo mode: try “throwback alice 3”. “quit” or Ctrl-D quits." : "Type a command, e.g. “help”. “quit” or Ctrl-D quits.")
+            print(collageDir.map { "Album-cover collages go to \(TerminalText.printable($0))." }
+                ?? "“collage on” saves each throwback’s album-cover collage as a JPEG in this folder.")
         }
         while true {
             if interactive { print("> ", terminator: "") }

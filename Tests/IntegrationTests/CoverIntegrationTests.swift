@@ -103,6 +103,24 @@ final class RecordingRenderer: CollageRendering {
         await harness.stop()
     }
 
+    @Test func aFileIDTelegramNoLongerKnowsIsForgottenAndTheCollageUploadedAgain() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let key = CollageKey(user: "alice", week: Int64(Self.week(3)), minimumPlayCount: 1)
+        try await BotStore(path: harness.databasePath).saveCollageFileID("photo-from-another-bot", for: key, at: BotHarness.now)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
+        await harness.telegram.waitForCalls("sendPhoto", count: 2)
+        try await bot.shutDown()
+
+        #expect(await harness.telegram.refusals.map(\.description) == ["Bad Request: wrong file identifier/HTTP URL specified"])
+        #expect(await harness.telegram.delivered.map(\.method) == ["sendPhoto"])
+        #expect(await harness.telegram.uploadedPhotos.count == 1)
+        let stored = try await BotStore(path: harness.databasePath).collageFileID(key)
+        #expect(stored != nil && stored != "photo-from-another-bot")
+        await harness.stop()
+    }
+
     @Test func theEarlierYearButtonReplacesThePhotoAndCaptionInPlace() async throws {
         let harness = try await BotHarness.start()
         await harness.lastFM.setDefaultCover(.generated)

@@ -113,7 +113,6 @@ private struct Operations {
 
     @Test func metricsExposeTheCountersOfAScriptedSession() async throws {
         let harness = try await BotHarness.start()
-        let registry = PrometheusCollectorRegistry()
         let admin: Int64 = 100
         await harness.telegram.inject(.error(code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1), method: "sendMessage")
         await harness.telegram.pushMessage("/track bob", chatID: -3, userID: 5)
@@ -123,20 +122,7 @@ private struct Operations {
         await harness.telegram.pushMessage("/tb alice", chatID: -3, userID: 6)
         await harness.telegram.pushMessage("/track bob", chatID: -5, userID: admin)
         await harness.telegram.pushMessage("/postnow", chatID: -5, userID: admin)
-        let services = try await harness.services(clock: ImmediateClock(), admins: [admin], metrics: BotMetrics(prometheus: registry))
-        let operations = Operations(health: services.health, registry: registry)
-        let server = RunningBot(services: [operations.server])
-        let bot = RunningBot(services: [services.bot])
-        let url = await operations.url("metrics")
-        await harness.telegram.waitForCalls("sendMessage", count: 7)
-        // The fake has seen every call; stopping the bot lets it take in the last answers,
-        // so that the scrape sees the whole session.
-        try await bot.shutDown()
-        let response = try await harness.transport.send(HTTPRequest(url: url))
-        try await server.shutDown()
-
-        #expect(response.status == 200)
-        let samples = try parsePrometheus(String(decoding: response.body, as: UTF8.self))
+        let samples = try await scrapeMetrics(harness, admins: [admin]) { await harness.telegram.waitForCalls("sendMessage", count: 7) }
         #expect(samples["vinylogue_updates_received_total"] == 6)
         #expect(samples[#"vinylogue_commands_total{command="track",guard="AdminGuard",outcome="refused"}"#] == 1)
         #expect(samples[#"vinylogue_commands_total{command="track",guard="",outcome="ran"}"#] == 1)
@@ -154,5 +140,42 @@ private struct Operations {
         #expect(samples[#"vinylogue_weekly_posts_total{outcome="posted"}"#] == 1)
         #expect(samples["vinylogue_poll_lag_seconds"] != nil)
         await harness.stop()
+    }
+
+    @Test func metricsCountCoversFetchedCacheHitsCollagesAndUploadsSaved() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let admin: Int64 = 100
+        // One chat, so that they run in turn: a cold collage, the same one again by file_id,
+        // then another filter's collage from the disk cache (two of alice's albums have 2+ plays).
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -3, userID: 5)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -3, userID: 6)
+        await harness.telegram.pushMessage("/filter 2", chatID: -3, userID: admin)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -3, userID: 5)
+        let samples = try await scrapeMetrics(harness, admins: [admin]) { await harness.telegram.waitForCalls("sendPhoto", count: 3) }
+        #expect(samples[#"vinylogue_covers_fetched_total{result="ok"}"#] == 3)
+        #expect(samples["vinylogue_cover_cache_hits_total"] == 2)
+        #expect(samples["vinylogue_collages_rendered_total"] == 2)
+        #expect(samples["vinylogue_collage_uploads_saved_total"] == 1)
+        #expect(samples[#"vinylogue_telegram_requests_total{method="sendPhoto",result="ok"}"#] == 3)
+        #expect(await harness.telegram.uploadedPhotos.count == 2)
+        await harness.stop()
+    }
+
+    /// Runs the bot with `/metrics` served until `done` returns, stops the bot (so that it
+    /// takes in the last answers, and the scrape sees the whole session), then scrapes.
+    private func scrapeMetrics(_ harness: BotHarness, admins: [Int64], until done: () async -> Void) async throws -> [String: Double] {
+        let registry = PrometheusCollectorRegistry()
+        let services = try await harness.services(clock: ImmediateClock(), admins: admins, metrics: BotMetrics(prometheus: registry))
+        let operations = Operations(health: services.health, registry: registry)
+        let server = RunningBot(services: [operations.server])
+        let bot = RunningBot(services: [services.bot])
+        let url = await operations.url("metrics")
+        await done()
+        try await bot.shutDown()
+        let response = try await harness.transport.send(HTTPRequest(url: url))
+        try await server.shutDown()
+        #expect(response.status == 200)
+        return try parsePrometheus(String(decoding: response.body, as: UTF8.self))
     }
 }

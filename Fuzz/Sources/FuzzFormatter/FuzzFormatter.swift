@@ -48,6 +48,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if BotReply.throwback(outcome).rendered(with: .telegram) != html {
             violated("BotReply.throwback rendered differently from the formatter")
         }
+        // The same chart as a photo's caption, and the weekly collage's caption (the header).
+        let caption = CollagePhotos.captionFormatter.format(outcome)
+        if let problem = TelegramHTML.captionProblem(in: caption) {
+            violated("caption of \(kind(outcome)): Telegram would refuse it: \(problem)", caption.debugDescription)
+        }
         let plain = ChartFormatter.plain.format(outcome)
         if tagFree, containsScalars(plain, "<b>") {
             violated("plain format of \(kind(outcome)) has <b> markup", plain.debugDescription)
@@ -81,6 +86,9 @@ private func checkWeeklyPost(
         let html = formatter.markup == .telegramHTML
         let sections = entries.map(formatter.weeklySection)
         let header = input.bool() ? formatter.weeklyHeader(for: range) : nil
+        if html, let header, let problem = TelegramHTML.captionProblem(in: header) {
+            violated("weekly collage caption: Telegram would refuse it: \(problem)", header.debugDescription)
+        }
         let messages = formatter.weeklyMessages(header: header, sections: sections)
         if messages.flatMap(\.sections) != Array(sections.indices) {
             violated("weekly post: sections \(messages.map(\.sections)) are not each sent once, in order, of \(sections.count)")

@@ -22,7 +22,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = update.chatID
             for message in [update.message, update.editedMessage, update.channelPost, update.callbackQuery?.message] {
                 guard let message else { continue }
-                _ = (message.isInaccessible, message.topicID, message.isFromAnonymousAdmin, message.chat.isPrivate)
+                _ = (message.isInaccessible, message.topicID, message.isFromAnonymousAdmin, message.chat.isPrivate, message.hasPhoto)
                 if let text = message.text { requestBodyRoundTrip(text) }
             }
             roundTrip(update, "Update")
@@ -30,6 +30,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let message = call("sendMessage", { try await client.sendMessage(chatID: -1_001_234_567_890, html: "<b>hi</b>") }) {
         roundTrip(message, "SentMessage")
+    }
+    if let photo = call("sendPhoto", {
+        try await client.sendPhoto(chatID: -1_001_234_567_890, photo: .fileID("photo-1"), captionHTML: "<b>hi</b>")
+    }) {
+        roundTrip(photo, "SentMessage of a photo")
     }
     if let admins = call("getChatAdministrators", { try await client.getChatAdministrators(chatID: -1_001_234_567_890) }) {
         for admin in admins { roundTrip(admin, "ChatMember") }

@@ -77,7 +77,7 @@ public struct ChatUpdateHandler: Sendable {
         var logger = logger
         let parsed = router.parse(text, context: context)
         if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
-        guard let reply = await router.reply(to: parsed, context: context), let html = reply.rendered(with: .telegram) else { return false }
+        guard let reply = await router.reply(to: parsed, context: context), reply != .silence else { return false }
         guard !Task.isCancelled else {
             logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start")
             return true
@@ -92,6 +92,8 @@ public struct ChatUpdateHandler: Sendable {
             }
             if sentPhoto { return true }
         }
+        // Rendered only now: a throwback that went out as a photo needed its caption only.
+        guard let html = reply.rendered(with: .telegram) else { return true }
         await delivery.send(
             .sendMessage(chatID: message.chat.id, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: keyboard),
             answering: update

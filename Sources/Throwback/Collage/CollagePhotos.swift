@@ -2,6 +2,7 @@ import Foundation
 import LastFM
 import Logging
 import Networking
+import Synchronization
 import Telegram
 
 /// The picture for a throwback reply: a collage uploaded before is sent again by the
@@ -28,6 +29,8 @@ public struct CollagePhotos: Sendable {
 
     private let maker: CollageMaker
     private let store: BotStore
+    /// `file_id`s known in this process, so that a warm throwback reads no row for its picture.
+    private let knownFileIDs = KnownFileIDs()
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -45,7 +48,11 @@ public struct CollagePhotos: Sendable {
     public func photo(for summary: ChartSummary) async -> Photo? {
         guard !summary.albums.isEmpty else { return nil }
         let key = CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
-        if let fileID = try? await store.collageFileID(key) { return .stored(fileID: fileID, key: key) }
+        if let fileID = knownFileIDs[key] { return .stored(fileID: fileID, key: key) }
+        if let fileID = try? await store.collageFileID(key) {
+            knownFileIDs[key] = fileID
+            return .stored(fileID: fileID, key: key)
+        }
         return await collage(of: summary.albums).map { .rendered($0, key: key) }
     }
 
@@ -61,6 +68,7 @@ public struct CollagePhotos: Sendable {
             metrics.increment("vinylogue_collage_uploads_saved_total")
         case .rendered(let collage, let key):
             guard collage.complete, let fileID = message.photoFileID else { return }
+            knownFileIDs[key] = fileID
             do {
                 try await store.saveCollageFileID(fileID, for: key, at: now())
             } catch {
@@ -73,6 +81,17 @@ public struct CollagePhotos: Sendable {
     public func refused(_ photo: Photo) async {
         guard case .stored(_, let key) = photo else { return }
         logger.notice("Telegram refused a stored collage; it will be rendered again", metadata: ["user": "\(key.user)"])
+        knownFileIDs[key] = nil
         try? await store.forgetCollageFileID(key)
+    }
+}
+
+/// The bounded in-memory tier of collage `file_id`s, in front of the database.
+private final class KnownFileIDs: Sendable {
+    private let entries = Mutex(BoundedCache<CollageKey, String>(capacity: 1024))
+
+    subscript(key: CollageKey) -> String? {
+        get { entries.withLock { $0.value(forKey: key) } }
+        set { entries.withLock { cache in if let newValue { cache.set(newValue, forKey: key) } else { cache.removeValue(forKey: key) } } }
     }
 }

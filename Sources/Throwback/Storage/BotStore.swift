@@ -8,6 +8,10 @@ import Telegram
 /// explicit and append-only: never edit a registered migration, add a new one.
 public struct BotStore: Sendable {
     let database: any DatabaseWriter
+    /// Chat settings read lately: every throwback needs its chat's filter and covers setting,
+    /// and a read is a thread hop. Writes through this store update it; a change made by
+    /// another process (`post-weekly`) is seen within `SettingsCache.lifetime`.
+    private let recentSettings = SettingsCache()
 
     /// Opens (creating if needed) the database at `path`, and migrates it unless `migrating`
     /// is false: a health check or a backup by a newer binary must not change the schema
@@ -160,17 +164,22 @@ public struct BotStore: Sendable {
     // MARK: Chats
 
     public func settings(for chat: Int64) async throws -> ChatSettings {
-        try await database.read { db in
+        if let cached = recentSettings[chat] { return cached }
+        let settings = try await database.read { db in
             try ChatSettings.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?"), arguments: [chat])
         } ?? ChatSettings(id: chat)
+        recentSettings[chat] = settings
+        return settings
     }
 
     /// Changes a chat's settings, creating its row if needed.
     public func updateSettings(for chat: Int64, _ change: @escaping @Sendable (inout ChatSettings) -> Void) async throws {
-        try await database.write { db in
+        recentSettings[chat] = nil
+        recentSettings[chat] = try await database.write { db in
             var settings = try ChatSettings.fetchOne(db, key: chat) ?? ChatSettings(id: chat)
             change(&settings)
             try settings.save(db)
+            return settings
         }
     }
 
@@ -189,6 +198,10 @@ public struct BotStore: Sendable {
 
     /// A group became a supergroup: everything stored for the old id moves to the new one.
     public func migrateChat(from old: Int64, to new: Int64) async throws {
+        defer {
+            recentSettings[old] = nil
+            recentSettings[new] = nil
+        }
         try await database.write { db in
             if var settings = try ChatSettings.fetchOne(db, key: old) {
                 try settings.delete(db)

@@ -81,7 +81,7 @@ public struct UpdateJournal: Sendable {
     /// Marks an update handled: out of the inbox, into the handled identities. Idempotent.
     public func markHandled(_ update: Update) async throws {
         guard let identity = update.identity else { return }
-        let handledAt = now()
+        let handledAt = StoredDate.text(now())
         try await store.database.write { db in
             try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")
