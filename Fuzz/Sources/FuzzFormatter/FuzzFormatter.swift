@@ -3,6 +3,7 @@
 import Foundation
 import FuzzSupport
 import LastFM
+import Telegram
 import Throwback
 
 /// The last second a plausible chart range may reach (see `WeeklyChartRange.plausible`).

@@ -128,9 +128,12 @@ public struct WeeklyPoster: Sendable {
         var header = progress.messageCount == 0 ? formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant)) : nil
         let firstSequence = progress.messageCount
         var sequence = firstSequence
-        if let caption = header, settings.covers, let photos, let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
+        if let caption = header, settings.covers, let photos,
+           let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
             let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
-            let request = TelegramRequest<SentMessage>.sendPhoto(chatID: progress.chatID, photo: photo, captionHTML: caption, topic: settings.weeklyTopicID)
+            let request = TelegramRequest<SentMessage>.sendPhoto(
+                chatID: progress.chatID, photo: photo, captionHTML: caption, topic: settings.weeklyTopicID
+            )
             switch await send(request, users: [], sequence: sequence, progress: &progress, logger: logger) {
             case .sent, .maybeSent:
                 sequence += 1
