@@ -72,3 +72,28 @@ import TestLogging
         #expect(top.map(\.rank) == [1, 2])
     }
 }
+
+@Suite(.capturingLogs) struct CoversCommandTests {
+    @Test func coversTurnsCollagesOffAndOnForThisChatOrANamedOne() async throws {
+        let store = try BotStore.inMemory()
+        let command = CoversCommand(guards: [], store: store)
+        let here = CommandInvocation(chatID: -10, isPrivateChat: false, userID: 1)
+        func run(_ arguments: [String]) async -> BotReply {
+            var invocation = here
+            invocation.arguments = arguments
+            switch command.parse(invocation) {
+            case .success(let parsed): return await command.execute(parsed)
+            case .failure(let error): return .text(command.spec.usageMessage(error))
+            }
+        }
+        #expect(await run([]) == .text("Throwbacks here come with a collage of the album covers. Turn it off with: covers off"))
+        #expect(await run(["OFF"]) == .text("Throwbacks here are text only. Turn the cover collage on with: covers on"))
+        #expect(try await store.settings(for: -10).covers == false)
+        #expect(await run(["off", "-20"]) == .text("Throwbacks here are text only. Turn the cover collage on with: covers on"))
+        #expect(try await store.settings(for: -20).covers == false)
+        #expect(await run(["on"]) == .text("Throwbacks here come with a collage of the album covers. Turn it off with: covers off"))
+        #expect(await run(["-20"]) == .text("Throwbacks here are text only. Turn the cover collage on with: covers on"))
+        #expect(await run(["maybe"]) == .text("Say on or off. Usage: covers [on|off] [chat-id]"))
+        #expect(await run(["on", "off"]) == .text("Usage: covers [on|off] [chat-id]"))
+    }
+}

@@ -163,11 +163,17 @@ public struct CoversCommand: Command {
     let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChat(maxArguments: 1).flatMap { parsed in
-            guard let word = parsed.arguments.first else { return .success(parsed) }
-            guard ["on", "off"].contains(word.lowercased()) else { return .failure(UsageError("Say on or off.")) }
-            return .success(parsed)
+        var parsed = invocation
+        // `covers <chat-id>` asks about another chat, like `covers on <chat-id>` changes it.
+        if let last = parsed.arguments.last, let chat = Int64(last) {
+            parsed.targetChatID = chat
+            parsed.arguments.removeLast()
         }
+        guard parsed.arguments.count <= 1 else { return .failure(UsageError()) }
+        guard parsed.arguments.allSatisfy({ ["on", "off"].contains($0.lowercased()) }) else {
+            return .failure(UsageError("Say on or off."))
+        }
+        return .success(parsed)
     }
 
     public func execute(_ invocation: CommandInvocation) async -> BotReply {
