@@ -1,6 +1,5 @@
 import Foundation
 import Networking
-import Synchronization
 
 /// Where cached Last.fm answers live. The in-memory store below is the default;
 /// a persistent store plugs in through the same port.
@@ -98,23 +97,9 @@ public struct CachedLastFMClient: LastFMClient {
     }
 }
 
-/// The in-memory tier: decoded answers with their expiry, behind a mutex so that concurrent
-/// throwbacks share it without an actor hop.
-final class DecodedAnswers: Sendable {
-    private let cache: Mutex<BoundedCache<String, any Sendable>>
-
-    init(capacity: Int) {
-        cache = Mutex(BoundedCache(capacity: capacity))
-    }
-
-    func value(forKey key: String, now: Date) -> (any Sendable)? {
-        cache.withLock { $0.value(forKey: key, at: now) }
-    }
-
-    func set(_ value: any Sendable, forKey key: String, expiresAt: Date?) {
-        cache.withLock { $0.set(value, forKey: key, expiresAt: expiresAt) }
-    }
-}
+/// The in-memory tier: decoded answers with their expiry, shared by concurrent throwbacks
+/// without an actor hop.
+typealias DecodedAnswers = SharedBoundedCache<String, any Sendable>
 
 extension BoundedCache {
     /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).
@@ -123,6 +108,17 @@ extension BoundedCache {
     }
 
     mutating func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
+        set(value, forKey: key, expiresAt: date.map { .seconds($0.timeIntervalSince1970) })
+    }
+}
+
+extension SharedBoundedCache {
+    /// Expiry on the wall clock, as for `BoundedCache`.
+    func value(forKey key: Key, now date: Date) -> Value? {
+        value(forKey: key, now: .seconds(date.timeIntervalSince1970))
+    }
+
+    func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
         set(value, forKey: key, expiresAt: date.map { .seconds($0.timeIntervalSince1970) })
     }
 }

@@ -163,9 +163,16 @@ final class RecordingRenderer: CollageRendering {
         }
         let renderer = RecordingRenderer()
         await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
-        let bot = RunningBot(try await harness.services(clock: ImmediateClock(), collageRenderer: renderer).bot)
+        let bot = RunningBot(try await harness.services(clock: ImmediateClock(), admins: [member], collageRenderer: renderer).bot)
         await harness.telegram.waitForCalls("sendPhoto")
+        #expect(await harness.lastFM.coverDownloads == 9)
+        // Another collage of the same albums: the good covers come from disk, the 404, the
+        // HTML and the bomb are not fetched again; only the cut-off one is tried again.
+        await harness.telegram.pushMessage("/filter 2", chatID: group, userID: member)
+        await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
+        await harness.telegram.waitForCalls("sendPhoto", count: 2)
         try await bot.shutDown()
+        #expect(await harness.lastFM.coverDownloads == 10)
 
         let tiles = try #require(renderer.renders.first)
         #expect(tiles.map(\.rank) == Array(1...9))

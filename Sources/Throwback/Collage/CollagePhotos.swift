@@ -2,7 +2,6 @@ import Foundation
 import LastFM
 import Logging
 import Networking
-import Synchronization
 import Telegram
 
 /// The picture for a throwback reply: a collage uploaded before is sent again by the
@@ -30,7 +29,7 @@ public struct CollagePhotos: Sendable {
     private let maker: CollageMaker
     private let store: BotStore
     /// `file_id`s known in this process, so that a warm throwback reads no row for its picture.
-    private let knownFileIDs = KnownFileIDs()
+    private let knownFileIDs = SharedBoundedCache<CollageKey, String>(capacity: 1024)
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -48,9 +47,9 @@ public struct CollagePhotos: Sendable {
     public func photo(for summary: ChartSummary) async -> Photo? {
         guard !summary.albums.isEmpty else { return nil }
         let key = CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
-        if let fileID = knownFileIDs[key] { return .stored(fileID: fileID, key: key) }
+        if let fileID = knownFileIDs.value(forKey: key) { return .stored(fileID: fileID, key: key) }
         if let fileID = try? await store.collageFileID(key) {
-            knownFileIDs[key] = fileID
+            knownFileIDs.set(fileID, forKey: key)
             return .stored(fileID: fileID, key: key)
         }
         return await collage(of: summary.albums).map { .rendered($0, key: key) }
@@ -68,7 +67,7 @@ public struct CollagePhotos: Sendable {
             metrics.increment("vinylogue_collage_uploads_saved_total")
         case .rendered(let collage, let key):
             guard collage.complete, let fileID = message.photoFileID else { return }
-            knownFileIDs[key] = fileID
+            knownFileIDs.set(fileID, forKey: key)
             do {
                 try await store.saveCollageFileID(fileID, for: key, at: now())
             } catch {
@@ -81,17 +80,7 @@ public struct CollagePhotos: Sendable {
     public func refused(_ photo: Photo) async {
         guard case .stored(_, let key) = photo else { return }
         logger.notice("Telegram refused a stored collage; it will be rendered again", metadata: ["user": "\(key.user)"])
-        knownFileIDs[key] = nil
+        knownFileIDs.removeValue(forKey: key)
         try? await store.forgetCollageFileID(key)
-    }
-}
-
-/// The bounded in-memory tier of collage `file_id`s, in front of the database.
-private final class KnownFileIDs: Sendable {
-    private let entries = Mutex(BoundedCache<CollageKey, String>(capacity: 1024))
-
-    subscript(key: CollageKey) -> String? {
-        get { entries.withLock { $0.value(forKey: key) } }
-        set { entries.withLock { cache in if let newValue { cache.set(newValue, forKey: key) } else { cache.removeValue(forKey: key) } } }
     }
 }

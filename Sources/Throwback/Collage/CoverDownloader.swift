@@ -29,6 +29,11 @@ public struct CoverDownloader: Sendable {
     private let timeout: Duration
     private let metrics: BotMetrics
     private let logger: Logger
+    /// URLs that gave nothing usable lately (404, an HTML page, a refused image): not fetched
+    /// again for `unusableLifetime`, so a bad cover costs one download an hour, not one a collage.
+    private let recentlyUnusable = SharedBoundedCache<URL, Bool>(capacity: 1024)
+    private let elapsed = ElapsedClock(ContinuousClock())
+    static let unusableLifetime = Duration.seconds(3600)
 
     public init(
         transport: any HTTPTransport, cache: CoverDiskCache?, limits: ImageLimits = defaultLimits, timeout: Duration = .seconds(8),
@@ -50,6 +55,7 @@ public struct CoverDownloader: Sendable {
             fetched("unusable")
             return .unusable
         }
+        if recentlyUnusable.value(forKey: url, now: elapsed.elapsed()) != nil { return .unusable }
         if let data = await cache?.data(for: url) {
             metrics.increment("vinylogue_cover_cache_hits_total")
             return .image(data)
@@ -73,6 +79,7 @@ public struct CoverDownloader: Sendable {
             return .failed
         default:
             fetched("unusable")
+            remember(unusable: url)
             return .unusable
         }
         do {
@@ -80,11 +87,16 @@ public struct CoverDownloader: Sendable {
         } catch {
             logger.debug("cover refused", metadata: ["host": "\(url.host ?? "")", "reason": "\(error)"])
             fetched("refused")
+            remember(unusable: url)
             return .unusable
         }
         fetched("ok")
         await cache?.store(response.body, for: url)
         return .image(response.body)
+    }
+
+    private func remember(unusable url: URL) {
+        recentlyUnusable.set(true, forKey: url, expiresAt: elapsed.elapsed() + Self.unusableLifetime)
     }
 
     /// `vinylogue_covers_fetched_total`: downloads by result.
