@@ -47,9 +47,6 @@ public struct CoverDownloader: Sendable {
         self.logger = logger
     }
 
-    /// The limits a renderer decoding these covers should apply too.
-    public var imageLimits: ImageLimits { limits }
-
     public func cover(at url: URL) async -> Outcome {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             fetched("unusable")
