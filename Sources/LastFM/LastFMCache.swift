@@ -12,15 +12,15 @@ public protocol LastFMCacheStore: Sendable {
 
 /// A process-lifetime store of encoded answers, bounded like every cache of the bot; for
 /// tools and tests that keep nothing across runs.
-public actor InMemoryLastFMCache: LastFMCacheStore {
-    private var entries: BoundedCache<String, Data>
+public final class InMemoryLastFMCache: LastFMCacheStore {
+    private let entries: SharedBoundedCache<String, Data>
 
     public init(capacity: Int = 1024) {
-        entries = BoundedCache(capacity: capacity)
+        entries = SharedBoundedCache(capacity: capacity)
     }
 
     public func value(forKey key: String, now: Date) -> Data? {
-        entries.value(forKey: key, at: now)
+        entries.value(forKey: key, now: now)
     }
 
     public func store(_ value: Data, forKey key: String, expiresAt: Date?) {
@@ -101,19 +101,8 @@ public struct CachedLastFMClient: LastFMClient {
 /// without an actor hop.
 typealias DecodedAnswers = SharedBoundedCache<String, any Sendable>
 
-extension BoundedCache {
-    /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).
-    mutating func value(forKey key: Key, at date: Date) -> Value? {
-        value(forKey: key, now: .seconds(date.timeIntervalSince1970))
-    }
-
-    mutating func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
-        set(value, forKey: key, expiresAt: date.map { .seconds($0.timeIntervalSince1970) })
-    }
-}
-
 extension SharedBoundedCache {
-    /// Expiry on the wall clock, as for `BoundedCache`.
+    /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).
     func value(forKey key: Key, now date: Date) -> Value? {
         value(forKey: key, now: .seconds(date.timeIntervalSince1970))
     }

@@ -18,9 +18,15 @@ enum CollageFile {
         }
     }
 
+    /// The week a reply shows, if it has albums to make a collage of.
+    static func summary(in reply: BotReply) -> ChartSummary? {
+        guard case .throwback(.chart(let summary)) = reply, !summary.albums.isEmpty else { return nil }
+        return summary
+    }
+
     /// Renders the collage of `reply`'s week and writes it to `path` as a JPEG.
     static func write(_ reply: BotReply, to path: String, photos: CollagePhotos) async throws(Failure) {
-        guard case .throwback(.chart(let summary)) = reply, !summary.albums.isEmpty else { throw .noAlbums }
+        guard let summary = summary(in: reply) else { throw .noAlbums }
         guard let collage = await photos.collage(of: summary.albums) else { throw .notRendered }
         do {
             try collage.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -53,7 +53,7 @@ struct ConsoleCommand: AsyncParsableCommand {
             }
             guard let reply = await router.reply(to: line, context: context), let text = reply.rendered(with: .plain) else { continue }
             print(TerminalText.printable(text))
-            if let folder = collageFolder, case .throwback(.chart(let summary)) = reply, !summary.albums.isEmpty {
+            if let folder = collageFolder, let summary = CollageFile.summary(in: reply) {
                 let path = URL(fileURLWithPath: folder).appendingPathComponent(CollageFile.name(for: summary)).path
                 do {
                     try await CollageFile.write(reply, to: path, photos: session.photos)

@@ -52,8 +52,7 @@ struct Environment {
         }
     }
 
-    /// Opens the SQLite database at `DATABASE_PATH`.
-    /// The database, created and migrated if needed.
+    /// The database at `DATABASE_PATH`, created and migrated if needed.
     func openStore() throws -> BotStore {
         try openStore(migrating: true)
     }

@@ -15,7 +15,7 @@ private enum Bot {
             return BotAssembly(
                 configuration: BotConfiguration(), lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"),
                 options: BotAssembly.Options(lastFMRequestsPerSecond: 1_000_000)
-            ).terminalCommands(store: store).router
+            ).terminal(store: store).commands.router
         } catch {
             fatalError("fuzz harness: cannot open an in-memory store: \(error)")
         }

@@ -32,10 +32,8 @@ public struct BotAssembly: Sendable {
         public var unknownUserHint: String?
         /// Draws cover collages; tests swap in one that fails.
         public var collageRenderer: any CollageRendering
-        /// How long a throwback may spend on its collage before it is answered in text.
-        public var collageBudget: Duration
-        /// Measures `collageBudget`. Separate from `clock`, which tests often make immediate:
-        /// the budget is about real work taking real time.
+        /// Measures a collage's time budget. Separate from `clock`, which tests often make
+        /// immediate: the budget is about real work taking real time.
         public var collageClock: any Clock<Duration>
 
         public init(
@@ -51,12 +49,10 @@ public struct BotAssembly: Sendable {
             metrics: BotMetrics = .none,
             unknownUserHint: String? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
-            collageBudget: Duration = .seconds(10),
             collageClock: any Clock<Duration> = ContinuousClock()
         ) {
             self.collageClock = collageClock
             self.collageRenderer = collageRenderer
-            self.collageBudget = collageBudget
             self.clock = clock
             self.breakerClock = breakerClock
             self.now = now
@@ -148,8 +144,7 @@ public struct BotAssembly: Sendable {
             : nil
         let downloader = CoverDownloader(transport: lastFMTransport, cache: cache, metrics: options.metrics, logger: logger)
         let maker = CollageMaker(
-            lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, budget: options.collageBudget,
-            clock: options.collageClock, metrics: options.metrics, logger: logger
+            lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, clock: options.collageClock, metrics: options.metrics, logger: logger
         )
         return CollagePhotos(maker: maker, store: store, metrics: options.metrics, now: options.now, logger: logger)
     }
@@ -173,11 +168,6 @@ public struct BotAssembly: Sendable {
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil, weekly: weekly),
             photos: collagePhotos(lastFM: lastFM, store: store, keepCovers: false)
         )
-    }
-
-    /// Commands for a terminal session.
-    public func terminalCommands(store: BotStore) -> BotCommands {
-        terminal(store: store).commands
     }
 
     /// The bot and its weekly post, sharing one Last.fm client chain and one Telegram client chain.

@@ -13,8 +13,9 @@ public actor CoverDiskCache {
     /// The most bytes the files may take together.
     public nonisolated let capacity: Int
     private let logger: Logger
-    /// File name → size, least recently used first; nil until the directory was read.
-    private var entries: OrderedDictionary<String, Int>?
+    /// File name → size, least recently used first; read from the directory on first use.
+    private var entries: OrderedDictionary<String, Int> = [:]
+    private var loaded = false
     private var total = 0
 
     public init(directory: URL, capacityBytes: Int, logger: Logger = Logger(label: "covers")) {
@@ -25,16 +26,17 @@ public actor CoverDiskCache {
 
     /// The cover stored for `url`, if any.
     public func data(for url: URL) -> Data? {
+        loadIfNeeded()
         let name = Self.fileName(for: url)
-        guard loadedEntries()[name] != nil else { return nil }
+        guard entries[name] != nil else { return nil }
         let file = directory.appendingPathComponent(name)
         guard let data = try? Data(contentsOf: file) else {
             // Removed behind our back: forget it.
             drop(name)
             return nil
         }
-        entries?.removeValue(forKey: name)
-        entries?[name] = data.count
+        entries.removeValue(forKey: name)
+        entries[name] = data.count
         try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
         return data
     }
@@ -42,8 +44,8 @@ public actor CoverDiskCache {
     /// Stores a cover, then removes the least recently used files beyond the capacity.
     public func store(_ data: Data, for url: URL) {
         guard data.count <= capacity else { return }
+        loadIfNeeded()
         let name = Self.fileName(for: url)
-        _ = loadedEntries()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try data.write(to: directory.appendingPathComponent(name), options: .atomic)
@@ -52,9 +54,9 @@ public actor CoverDiskCache {
             return
         }
         drop(name)
-        entries?[name] = data.count
+        entries[name] = data.count
         total += data.count
-        while total > capacity, let oldest = entries?.keys.first {
+        while total > capacity, let oldest = entries.keys.first {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest))
             drop(oldest)
         }
@@ -62,16 +64,17 @@ public actor CoverDiskCache {
 
     /// The bytes the stored covers take.
     public var storedBytes: Int {
-        _ = loadedEntries()
+        loadIfNeeded()
         return total
     }
 
     private func drop(_ name: String) {
-        if let size = entries?.removeValue(forKey: name) { total -= size }
+        if let size = entries.removeValue(forKey: name) { total -= size }
     }
 
-    private func loadedEntries() -> OrderedDictionary<String, Int> {
-        if let entries { return entries }
+    private func loadIfNeeded() {
+        guard !loaded else { return }
+        loaded = true
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
         let found: [(name: String, size: Int, used: Date)] = files.compactMap { file in
@@ -80,11 +83,8 @@ public actor CoverDiskCache {
             else { return nil }
             return (file.lastPathComponent, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast)
         }
-        var loaded = OrderedDictionary<String, Int>()
-        for file in found.sorted(by: { $0.used < $1.used }) { loaded[file.name] = file.size }
-        entries = loaded
-        total = loaded.values.reduce(0, +)
-        return loaded
+        for file in found.sorted(by: { $0.used < $1.used }) { entries[file.name] = file.size }
+        total = entries.values.reduce(0, +)
     }
 
     /// 32 hex digits: the same URL gives the same name in every process.

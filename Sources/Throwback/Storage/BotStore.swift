@@ -268,8 +268,7 @@ public struct BotStore: Sendable {
     public func collageFileID(_ key: CollageKey) async throws -> String? {
         try await database.read { db in
             try String.fetchOne(
-                db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE user = ? AND week = ? AND minimumPlayCount = ?"),
-                arguments: [key.user, key.week, key.minimumPlayCount]
+                db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE \(CollageKey.condition)"), arguments: key.arguments
             )
         }
     }
@@ -279,7 +278,7 @@ public struct BotStore: Sendable {
         try await database.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO collagePhoto (user, week, minimumPlayCount, fileID, savedAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [key.user, key.week, key.minimumPlayCount, fileID, date]
+                arguments: key.arguments + [fileID, date]
             )
         }
     }
@@ -287,10 +286,7 @@ public struct BotStore: Sendable {
     /// Forgets a `file_id` Telegram no longer accepts.
     public func forgetCollageFileID(_ key: CollageKey) async throws {
         try await database.write { db in
-            try db.execute(
-                sql: "DELETE FROM collagePhoto WHERE user = ? AND week = ? AND minimumPlayCount = ?",
-                arguments: [key.user, key.week, key.minimumPlayCount]
-            )
+            try db.execute(sql: "DELETE FROM collagePhoto WHERE \(CollageKey.condition)", arguments: key.arguments)
         }
     }
 
@@ -312,4 +308,11 @@ public struct BotStore: Sendable {
     public func linkedName(of telegramUser: Int64) async throws -> String? {
         try await database.read { db in try AccountLink.fetchOne(db, key: telegramUser)?.lastFMName }
     }
+}
+
+extension CollageKey {
+    /// The `collagePhoto` row of a key, with `arguments` in this order.
+    static let condition = "user = ? AND week = ? AND minimumPlayCount = ?"
+
+    var arguments: StatementArguments { [user, week, minimumPlayCount] }
 }
