@@ -65,41 +65,36 @@ public struct CollageRenderer: CollageRendering {
     func renderCollage(_ tiles: [CollageTile]) throws(CoverError) -> (jpeg: Data, layout: CollageLayout) {
         let shown = Array(tiles.prefix(CollageLayout.threeByThree.capacity))
         guard !shown.isEmpty else { throw .noTiles }
-        // Each cover is shrunk to its cell as soon as it is decoded, so only one full-size image
-        // is in memory at a time. Cells are first sized for 3×3, the usual case; when too few
-        // covers are usable, the (at most four) usable ones are decoded again at 2×2 size,
-        // which costs less than resampling every cover twice.
-        var cells = shown.indices.map { CollageLayout.threeByThree.cell($0, side: canvasSide) }
-        var covers = shown.indices.map { thumbnail(of: shown[$0].image, fitting: cells[$0]) }
-        let layout = CollageLayout(usableCovers: covers.count { $0 != nil })
-        if layout != .threeByThree {
-            let usable = covers.map { $0 != nil }
-            cells = (0..<min(shown.count, layout.capacity)).map { layout.cell($0, side: canvasSide) }
-            covers = cells.indices.map { usable[$0] ? thumbnail(of: shown[$0].image, fitting: cells[$0]) : nil }
-        }
-
         guard let canvas = GDImage.canvas(width: canvasSide, height: canvasSide) else { throw .renderFailed }
-        canvas.fill(PixelRect(x: 0, y: 0, width: canvasSide, height: canvasSide), with: Self.background)
-        for (index, tile) in shown.prefix(layout.capacity).enumerated() {
-            if let cover = covers[index] {
-                canvas.drawFilling(cells[index], with: cover)
-            } else {
-                Placeholder.draw(tile, on: canvas, in: cells[index])
-            }
+        // Each cover is drawn into its cell as soon as it is decoded, so the canvas and one
+        // decoded cover are all the pixels in memory at a time. Cells are first laid out for
+        // 3×3, the usual case; when too few covers are usable, the (at most four) usable ones
+        // are decoded again for 2×2, which costs less than keeping every cover decoded.
+        var layout = CollageLayout.threeByThree
+        var usable = draw(shown, on: canvas, in: layout)
+        let fitting = CollageLayout(usableCovers: usable.count { $0 })
+        if fitting != layout {
+            layout = fitting
+            usable = draw(shown.indices.map { usable[$0] ? shown[$0] : nil }, on: canvas, in: layout)
+        }
+        for (index, tile) in shown.prefix(layout.capacity).enumerated() where !usable[index] {
+            Placeholder.draw(tile, on: canvas, in: layout.cell(index, side: canvasSide))
         }
         guard let jpeg = canvas.encoded(as: .jpeg, quality: jpegQuality) else { throw .renderFailed }
         return (jpeg, layout)
     }
 
-    /// The cover decoded, centre-cropped and scaled to the size of `cell`, or `nil` if there is
-    /// none or it is refused: a bad cover costs its tile, never the collage.
-    private func thumbnail(of data: Data?, fitting cell: PixelRect) -> GDImage? {
-        let bounds = PixelRect(x: 0, y: 0, width: cell.width, height: cell.height)
-        guard let data, let cover = try? GDImage.decode(data, limits: limits),
-              let thumbnail = GDImage.canvas(width: bounds.width, height: bounds.height)
-        else { return nil }
-        thumbnail.fill(bounds, with: Self.background)
-        thumbnail.drawFilling(bounds, with: cover)
-        return thumbnail
+    /// Clears the canvas and draws the covers of the first tiles that fit `layout`, each
+    /// centre-cropped and scaled to its cell. Returns which tiles got one: a bad cover costs
+    /// its tile, never the collage. A nil tile is left empty.
+    private func draw(_ tiles: [CollageTile?], on canvas: GDImage, in layout: CollageLayout) -> [Bool] {
+        canvas.fill(PixelRect(x: 0, y: 0, width: canvasSide, height: canvasSide), with: Self.background)
+        return tiles.indices.map { index in
+            guard index < layout.capacity, let data = tiles[index]?.image,
+                  let cover = try? GDImage.decode(data, limits: limits)
+            else { return false }
+            canvas.drawFilling(layout.cell(index, side: canvasSide), with: cover)
+            return true
+        }
     }
 }

@@ -37,7 +37,7 @@ enum CollageFile {
 
     /// A file name for a throwback's collage: `alice-2023-11-19-3y.jpg`.
     static func name(for summary: ChartSummary) -> String {
-        let day = ISO8601DateFormatter.string(from: summary.range.from, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let day = ISO8601DateFormatter.string(from: summary.range.from, timeZone: .gmt, formatOptions: [.withFullDate])
         return "\(summary.user)-\(day)-\(summary.yearsAgo)y.jpg"
     }
 }

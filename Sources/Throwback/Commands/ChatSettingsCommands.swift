@@ -68,7 +68,7 @@ public struct WeeklyCommand: Command {
                 return .failure(UsageError("“\(words[1].prefix(20))” is not a time such as 18:00."))
             }
             guard words.count == 3 else { return .success(.schedule(schedule, zone: nil)) }
-            guard let zone = TimeZone(identifier: words[2]) else {
+            guard let zone = TimeZone.named(words[2]) else {
                 return .failure(UsageError("“\(words[2].prefix(40))” is not a time zone such as Europe/Berlin."))
             }
             return .success(.schedule(schedule, zone: zone))

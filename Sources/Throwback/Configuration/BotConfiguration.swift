@@ -39,7 +39,7 @@ public struct BotConfiguration: Sendable {
         telegramToken: Secret? = nil, telegramAPIURL: URL = URL(string: "https://api.telegram.org")!,
         lastFMAPIKey: Secret? = nil, lastFMAPIURL: URL = URL(string: "https://ws.audioscrobbler.com/2.0/")!,
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
-        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200
     ) {
@@ -149,7 +149,7 @@ public struct BotConfiguration: Sendable {
         }
         self.schedule = schedule
         let zoneName = text("throwback.timezone") ?? "UTC"
-        guard let zone = TimeZone(identifier: zoneName) else {
+        guard let zone = TimeZone.named(zoneName) else {
             throw ConfigurationError.invalid(key: "THROWBACK_TIMEZONE", value: zoneName, expected: "an IANA time zone such as Europe/Berlin")
         }
         timeZone = zone

@@ -72,9 +72,7 @@ public struct DemoListeningData: Sendable {
     }
 
     private static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+        UTCDateTime(year: Int64(year), month: month, day: day, secondsIntoDay: 12 * 3600).date
     }
 }
 

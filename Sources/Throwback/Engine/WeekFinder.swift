@@ -9,12 +9,6 @@ public struct WeekFinder: Sendable {
     /// The user's ranges, oldest first.
     public let ranges: [WeeklyChartRange]
 
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     public init(ranges: [WeeklyChartRange]) {
         self.ranges = ranges.sorted()
     }
@@ -27,7 +21,7 @@ public struct WeekFinder: Sendable {
 
     /// The same instant `years` years before `now` (29 February falls back to the 28th).
     public static func date(yearsBefore now: Date, years: Int) -> Date {
-        utc.date(byAdding: .year, value: -years, to: now) ?? now
+        UTCDateTime(now).yearsEarlier(years)?.date ?? now
     }
 
     /// Where `date` falls in the chart list.

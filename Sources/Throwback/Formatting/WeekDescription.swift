@@ -5,19 +5,13 @@ import LastFM
 public enum WeekDescription {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     /// The days of a range. Last.fm's `to` is exclusive (weeks run from Sunday noon to
     /// Sunday noon), so the last day shown is the one before it: seven days, not eight.
     public static func days(of range: WeeklyChartRange) -> String {
-        let start = utc.dateComponents([.year, .month, .day], from: range.from)
-        let end = utc.dateComponents([.year, .month, .day], from: max(range.from, range.to.addingTimeInterval(-86_400)))
-        let (d1, m1, y1) = (start.day!, months[start.month! - 1], start.year!)
-        let (d2, m2, y2) = (end.day!, months[end.month! - 1], end.year!)
+        let start = UTCDateTime(range.from)
+        let end = UTCDateTime(max(range.from, range.to.addingTimeInterval(-86_400)))
+        let (d1, m1, y1) = (start.day, months[start.month - 1], start.year)
+        let (d2, m2, y2) = (end.day, months[end.month - 1], end.year)
         if y1 != y2 { return "\(d1) \(m1) \(y1) – \(d2) \(m2) \(y2)" }
         if m1 != m2 { return "\(d1) \(m1) – \(d2) \(m2) \(y2)" }
         return "\(d1)–\(d2) \(m2) \(y2)"
@@ -35,17 +29,17 @@ public enum WeekDescription {
 
     /// A day in words: "3 Mar 2019".
     public static func day(_ date: Date) -> String {
-        let parts = utc.dateComponents([.year, .month, .day], from: date)
-        return "\(parts.day!) \(months[parts.month! - 1]) \(parts.year!)"
+        let parts = UTCDateTime(date)
+        return "\(parts.day) \(months[parts.month - 1]) \(parts.year)"
     }
 
     /// A moment in a zone's local time: "Mon 24 Nov, 09:00 (Europe/Berlin)".
     public static func moment(_ date: Date, in zone: TimeZone) -> String {
         let local = date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date)))
-        let parts = utc.dateComponents([.weekday, .month, .day, .hour, .minute], from: local)
+        let parts = UTCDateTime(local)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let time = WeeklySchedule.clock(parts.hour!, parts.minute!)
-        return "\(days[parts.weekday! - 1]) \(parts.day!) \(months[parts.month! - 1]), \(time) (\(zone.identifier))"
+        let time = WeeklySchedule.clock(parts.hour, parts.minute)
+        return "\(days[parts.weekday - 1]) \(parts.day) \(months[parts.month - 1]), \(time) (\(zone.identifier))"
     }
 
     /// "1 play", "2 plays".

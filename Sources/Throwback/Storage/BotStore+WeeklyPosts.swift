@@ -26,7 +26,7 @@ extension BotStore {
                     ON CONFLICT(chatID, week) DO UPDATE SET generation = generation + 1, claimedAt = excluded.claimedAt, completedAt = NULL
                     WHERE completedAt IS NOT NULL AND ?
                     """,
-                arguments: [chat, week, now, force]
+                arguments: [chat, week, StoredDate(now), force]
             )
             guard let claim = try WeeklyPostClaim.fetchOne(db, key: ["chatID": chat, "week": week]), claim.completedAt == nil else {
                 return nil
@@ -54,7 +54,7 @@ extension BotStore {
         try await database.write { db in
             try db.execute(
                 sql: "UPDATE weeklyPostMessage SET messageID = ?, sentAt = ? WHERE chatID = ? AND week = ? AND generation = ? AND sequence = ?",
-                arguments: [messageID, date, progress.chatID, progress.week, progress.generation, sequence]
+                arguments: [messageID, StoredDate(date), progress.chatID, progress.week, progress.generation, sequence]
             )
         }
     }
@@ -74,7 +74,7 @@ extension BotStore {
         try await database.write { db in
             try db.execute(
                 sql: "UPDATE weeklyPost SET completedAt = ? WHERE chatID = ? AND week = ? AND generation = ?",
-                arguments: [date, progress.chatID, progress.week, progress.generation]
+                arguments: [StoredDate(date), progress.chatID, progress.week, progress.generation]
             )
         }
     }
@@ -88,7 +88,7 @@ extension BotStore {
             } else {
                 try db.execute(
                     sql: "UPDATE weeklyPost SET completedAt = ? WHERE chatID = ? AND week = ? AND generation = ?",
-                    arguments: [date, progress.chatID, progress.week, progress.generation]
+                    arguments: [StoredDate(date), progress.chatID, progress.week, progress.generation]
                 )
             }
         }

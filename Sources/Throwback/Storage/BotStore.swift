@@ -278,7 +278,7 @@ public struct BotStore: Sendable {
         try await database.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO collagePhoto (user, week, minimumPlayCount, fileID, savedAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: key.arguments + [fileID, date]
+                arguments: key.arguments + [fileID, StoredDate(date)]
             )
         }
     }

@@ -56,7 +56,7 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
 }
 
 /// A Last.fm user on a chat's roster, in Last.fm's spelling.
-public struct RosterEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct RosterEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoresDates {
     public static let databaseTableName = "rosterEntry"
 
     public var chatID: Int64
@@ -110,7 +110,7 @@ public struct CollageKey: Sendable, Hashable {
 }
 
 /// A cached Last.fm answer.
-struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
     static let databaseTableName = "lastfmCache"
 
     var key: String
@@ -121,7 +121,7 @@ struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord {
 
 /// A chat's weekly post for one Last.fm week: the claim that makes it go out once.
 /// `generation` grows when a post is forced again.
-struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
     static let databaseTableName = "weeklyPost"
 
     var chatID: Int64
@@ -134,7 +134,7 @@ struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord {
 
 /// One message of a weekly post: recorded as "sending" before it goes out, with its message
 /// id after, so that a restart knows which users were posted (or may have been).
-struct WeeklyPostMessage: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct WeeklyPostMessage: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
     static let databaseTableName = "weeklyPostMessage"
 
     var chatID: Int64

@@ -43,7 +43,7 @@ public struct UpdateJournal: Sendable {
             guard let identity = update.identity else { return nil }
             return (update, InboxUpdate(identity: identity, payload: try encoder.encode(update)))
         }
-        let forgetBefore = now().addingTimeInterval(-memory)
+        let forgetBefore = StoredDate(now().addingTimeInterval(-memory))
         return try await store.database.write { db in
             // Cached statements: this runs for every poll, the hot path of the bot.
             let handled = try db.cachedStatement(sql: "SELECT 1 FROM handledUpdate WHERE identity = ?")
@@ -81,7 +81,7 @@ public struct UpdateJournal: Sendable {
     /// Marks an update handled: out of the inbox, into the handled identities. Idempotent.
     public func markHandled(_ update: Update) async throws {
         guard let identity = update.identity else { return }
-        let handledAt = StoredDate.text(now())
+        let handledAt = StoredDate(now())
         try await store.database.write { db in
             try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")

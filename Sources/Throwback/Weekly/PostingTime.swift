@@ -17,12 +17,6 @@ public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
 
     private static let day: TimeInterval = 24 * 3600
 
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-
     /// The first instant strictly after `date` when the post is due.
     public func next(after date: Date) -> Date {
         for offset in 0...8 {
@@ -46,8 +40,8 @@ public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
     private func instant(onLocalDayOf date: Date, plus days: Int) -> Date? {
         // Local wall time as if it were UTC, so that a UTC calendar reads its day and weekday.
         let wall = date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date)))
-        let midnight = Self.utc.startOfDay(for: wall).addingTimeInterval(TimeInterval(days) * Self.day)
-        guard Self.utc.component(.weekday, from: midnight) == schedule.weekday else { return nil }
+        let midnight = UTCDateTime(wall).startOfDay.date.addingTimeInterval(TimeInterval(days) * Self.day)
+        guard UTCDateTime(midnight).weekday == schedule.weekday else { return nil }
         let local = midnight.addingTimeInterval(TimeInterval(schedule.hour * 3600 + schedule.minute * 60))
         return resolve(local)
     }

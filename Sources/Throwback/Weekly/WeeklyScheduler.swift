@@ -21,7 +21,7 @@ public struct WeeklyCalendar: Sendable {
     public func time(for settings: ChatSettings) -> PostingTime {
         PostingTime(
             schedule: settings.schedule.flatMap(WeeklySchedule.init) ?? defaultTime.schedule,
-            zone: settings.scheduleZone.flatMap(TimeZone.init(identifier:)) ?? defaultTime.zone
+            zone: settings.scheduleZone.flatMap(TimeZone.named) ?? defaultTime.zone
         )
     }
 

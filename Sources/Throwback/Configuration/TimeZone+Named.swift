@@ -1,0 +1,16 @@
+import Foundation
+
+extension TimeZone {
+    /// The zone an IANA name stands for, or nil for a name that is not one.
+    ///
+    /// UTC comes without ICU: `TimeZone(identifier: "UTC")` loads ICU's zone data, a few MiB
+    /// of resident memory, only to arrive at what `.gmt` is (its identifier is "GMT" either
+    /// way). The default configuration uses UTC, so a bot that never meets another zone
+    /// never loads that data.
+    public static func named(_ name: String) -> TimeZone? {
+        switch name {
+        case "UTC", "GMT", "Etc/UTC", "Etc/GMT": .gmt
+        default: TimeZone(identifier: name)
+        }
+    }
+}
