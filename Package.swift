@@ -101,10 +101,10 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(releaseLinkerFlags, .when(platforms: [.linux], configuration: .release))]
         ),
-        // libgd (Debian's libgd-dev): decodes covers and encodes the collage JPEG.
+        // libgd's headers (Debian's libgd-dev): decodes covers and encodes the collage JPEG.
+        // Not linked: `Covers` opens libgd.so.3 when it first draws (see `LibGD`).
         .systemLibrary(
             name: "CGD",
-            pkgConfig: "gdlib",
             providers: [.apt(["libgd-dev"])]
         ),
         // The album-cover collage renderer: image checks, libgd decoding, the grid, placeholders.
@@ -125,7 +125,7 @@ let package = Package(
         ),
         .target(name: "TestLogging", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")], path: "Tests/TestLogging"),
         // A load benchmark of the release binary against those fakes (not a test):
-        // `swift run -c release vinylogue-load throwbacks --compare <git-ref>` from the repository root.
+        // `swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare <git-ref>` from the repository root.
         .executableTarget(
             name: "vinylogue-load",
             dependencies: [
@@ -151,7 +151,8 @@ let package = Package(
             "TestLogging",
             "Telegram", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
-        .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"]),
+        // The tests draw their own test images with libgd, so they link it.
+        .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"], linkerSettings: [.linkedLibrary("gd")]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "TestLogging", "Covers",
             "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",

@@ -65,6 +65,7 @@ public struct CollageRenderer: CollageRendering {
     func renderCollage(_ tiles: [CollageTile]) throws(CoverError) -> (jpeg: Data, layout: CollageLayout) {
         let shown = Array(tiles.prefix(CollageLayout.threeByThree.capacity))
         guard !shown.isEmpty else { throw .noTiles }
+        if case let .failure(error) = LibGD.shared { throw error }
         guard let canvas = GDImage.canvas(width: canvasSide, height: canvasSide) else { throw .renderFailed }
         // Each cover is drawn into its cell as soon as it is decoded, so the canvas and one
         // decoded cover are all the pixels in memory at a time. Cells are first laid out for

@@ -23,4 +23,6 @@ public enum CoverError: Error, Sendable, Equatable {
     case noTiles
     /// libgd could not allocate or encode the collage.
     case renderFailed
+    /// libgd could not be loaded: the reason, as the dynamic loader gave it.
+    case libraryUnavailable(String)
 }

@@ -30,7 +30,7 @@ public enum DemoCover {
             let size = random.next(in: side / 6...side * 2 / 3)
             switch random.next(in: 0...3) {
             case 0:
-                gdImageFilledEllipse(image.pointer, Int32(x), Int32(y), Int32(size), Int32(size), fill.packed)
+                image.gd.filledEllipse(image.pointer, Int32(x), Int32(y), Int32(size), Int32(size), fill.packed)
             case 1:
                 image.fill(PixelRect(x: x - size / 2, y: y - size / 4, width: size, height: size / 2), with: fill)
             case 2:
@@ -39,7 +39,7 @@ public enum DemoCover {
                     gdPoint(x: Int32(x + size / 2), y: Int32(y + size / 2)),
                     gdPoint(x: Int32(x - size / 2), y: Int32(y + size / 2)),
                 ]
-                gdImageFilledPolygon(image.pointer, &points, Int32(points.count), fill.packed)
+                image.gd.filledPolygon(image.pointer, &points, Int32(points.count), fill.packed)
             default:
                 // A band across the whole cover, like a label stripe.
                 image.fill(PixelRect(x: 0, y: y, width: side, height: max(4, size / 5)), with: fill)

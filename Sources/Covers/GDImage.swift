@@ -7,25 +7,28 @@ import Foundation
 /// Not `Sendable`: an image lives and dies inside one synchronous render.
 final class GDImage {
     let pointer: gdImagePtr
+    /// The library that made the image, and that draws on it.
+    let gd: LibGD
 
-    private init(taking pointer: gdImagePtr) {
+    private init(taking pointer: gdImagePtr, from gd: LibGD) {
         self.pointer = pointer
+        self.gd = gd
     }
 
     deinit {
-        gdImageDestroy(pointer)
+        gd.destroy(pointer)
     }
 
     var width: Int { Int(pointer.pointee.sx) }
     var height: Int { Int(pointer.pointee.sy) }
 
-    /// A true-colour canvas, or `nil` if libgd cannot allocate it.
+    /// A true-colour canvas, or `nil` if libgd is missing or cannot allocate it.
     static func canvas(width: Int, height: Int) -> GDImage? {
-        _ = GDRuntime.quiet
-        guard width > 0, height > 0, let width = Int32(exactly: width), let height = Int32(exactly: height),
-              let pointer = gdImageCreateTrueColor(width, height)
+        guard case let .success(gd) = LibGD.shared, width > 0, height > 0,
+              let width = Int32(exactly: width), let height = Int32(exactly: height),
+              let pointer = gd.createTrueColor(width, height)
         else { return nil }
-        return GDImage(taking: pointer)
+        return GDImage(taking: pointer, from: gd)
     }
 
     /// Decodes a cover, but only after `ImageInfo` has checked its bytes and declared size.
@@ -43,44 +46,43 @@ final class GDImage {
 
     /// libgd's decoder alone, with no checks: for data this module made itself, or has checked.
     static func decodeUnchecked(_ data: Data, as format: ImageFormat) -> GDImage? {
-        _ = GDRuntime.quiet
-        guard let size = Int32(exactly: data.count), size > 0 else { return nil }
+        guard case let .success(gd) = LibGD.shared, let size = Int32(exactly: data.count), size > 0 else { return nil }
         // libgd only reads the buffer but takes a mutable `void *`: hand it a private copy.
         var bytes = [UInt8](data)
         let pointer: gdImagePtr? = bytes.withUnsafeMutableBytes { buffer in
             switch format {
-            case .jpeg: gdImageCreateFromJpegPtr(size, buffer.baseAddress)
-            case .png: gdImageCreateFromPngPtr(size, buffer.baseAddress)
-            case .webp: gdImageCreateFromWebpPtr(size, buffer.baseAddress)
+            case .jpeg: gd.createFromJpeg(size, buffer.baseAddress)
+            case .png: gd.createFromPng(size, buffer.baseAddress)
+            case .webp: gd.createFromWebp(size, buffer.baseAddress)
             }
         }
-        return pointer.map(GDImage.init(taking:))
+        return pointer.map { GDImage(taking: $0, from: gd) }
     }
 
     /// The image encoded as `format` (JPEG at `quality`, 1–100), or `nil` if libgd cannot.
     func encoded(as format: ImageFormat, quality: Int = 85) -> Data? {
         var size: Int32 = 0
         let buffer: UnsafeMutableRawPointer? = switch format {
-        case .jpeg: gdImageJpegPtr(pointer, &size, Int32(clamping: quality))
-        case .png: gdImagePngPtr(pointer, &size)
-        case .webp: gdImageWebpPtr(pointer, &size)
+        case .jpeg: gd.jpeg(pointer, &size, Int32(clamping: quality))
+        case .png: gd.png(pointer, &size)
+        case .webp: gd.webp(pointer, &size)
         }
         guard let buffer else { return nil }
         // libgd allocated the buffer; only gdFree may release it.
-        defer { gdFree(buffer) }
+        defer { gd.free(buffer) }
         guard size > 0 else { return nil }
         return Data(bytes: buffer, count: Int(size))
     }
 
     /// The colour at (x, y), alpha dropped.
     func color(x: Int, y: Int) -> RGBColor {
-        RGBColor(packed: gdImageGetTrueColorPixel(pointer, Int32(x), Int32(y)))
+        RGBColor(packed: gd.trueColorPixel(pointer, Int32(x), Int32(y)))
     }
 
     /// Paints `rect`.
     func fill(_ rect: PixelRect, with color: RGBColor) {
         guard !rect.isEmpty else { return }
-        gdImageFilledRectangle(pointer, Int32(rect.x), Int32(rect.y), Int32(rect.maxX - 1), Int32(rect.maxY - 1), color.packed)
+        gd.filledRectangle(pointer, Int32(rect.x), Int32(rect.y), Int32(rect.maxX - 1), Int32(rect.maxY - 1), color.packed)
     }
 
     /// Draws `source` over `rect`, scaled to fill it and centre-cropped to its aspect ratio,
@@ -90,7 +92,7 @@ final class GDImage {
         if source.width == rect.width, source.height == rect.height {
             // Already the right size (a thumbnail made for this cell): a plain copy is exact
             // and much cheaper than resampling.
-            gdImageCopy(pointer, source.pointer, Int32(rect.x), Int32(rect.y), 0, 0, Int32(rect.width), Int32(rect.height))
+            gd.copy(pointer, source.pointer, Int32(rect.x), Int32(rect.y), 0, 0, Int32(rect.width), Int32(rect.height))
             return
         }
         // The largest source region with the rect's aspect ratio, centred.
@@ -102,7 +104,7 @@ final class GDImage {
         }
         let cropX = (source.width - cropWidth) / 2
         let cropY = (source.height - cropHeight) / 2
-        gdImageCopyResampled(
+        gd.copyResampled(
             pointer, source.pointer,
             Int32(rect.x), Int32(rect.y), Int32(cropX), Int32(cropY),
             Int32(rect.width), Int32(rect.height), Int32(cropWidth), Int32(max(1, cropHeight))

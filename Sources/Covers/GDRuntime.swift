@@ -1,18 +1,10 @@
 import CGD
 
-/// Process-wide libgd set-up, done once.
+/// What the libgd on this system can do, found once.
 enum GDRuntime {
-    /// libgd reports corrupt input by printing to stderr through its error method; covers come
-    /// from the internet, so corrupt ones are routine and are reported as `CoverError` instead.
-    /// Accessing this installs a silent handler; Swift runs a global's initializer exactly once.
-    static let quiet: Void = {
-        gdSetErrorMethod { _, _, _ in }
-    }()
-
     /// The formats this libgd can decode, found by round-tripping a 1×1 image: a build without
     /// a codec still has its functions, which then just fail.
     static let decodableFormats: Set<ImageFormat> = {
-        _ = quiet
         guard let probe = GDImage.canvas(width: 1, height: 1) else { return [] }
         var formats = Set<ImageFormat>()
         for format in ImageFormat.allCases {

@@ -35,7 +35,7 @@ enum Placeholder {
     /// Draws `number` with libgd's built-in "giant" bitmap font (no font file needed), scaled
     /// up by a whole factor with nearest-neighbour copying so its pixels stay crisp squares.
     private static func drawNumber(_ number: Int, on canvas: GDImage, centredIn rect: PixelRect, background: RGBColor) {
-        guard let font = gdFontGetGiant() else { return }
+        guard let font = canvas.gd.giantFont() else { return }
         let glyphWidth = Int(font.pointee.w)
         let glyphHeight = Int(font.pointee.h)
         var text = Array(String(number).utf8)
@@ -45,7 +45,7 @@ enum Placeholder {
         small.fill(PixelRect(x: 0, y: 0, width: small.width, height: small.height), with: background)
         text.append(0)
         text.withUnsafeMutableBufferPointer { buffer in
-            gdImageString(small.pointer, font, 0, 0, buffer.baseAddress, ink.packed)
+            canvas.gd.string(small.pointer, font, 0, 0, buffer.baseAddress, ink.packed)
         }
         // Centre the ink itself, not the font's cell, which has empty rows above and below.
         guard let glyphs = inkBounds(of: small, background: background) else { return }
@@ -56,7 +56,7 @@ enum Placeholder {
             width: glyphs.width * scale,
             height: glyphs.height * scale
         )
-        gdImageCopyResized(
+        canvas.gd.copyResized(
             canvas.pointer, small.pointer,
             Int32(target.x), Int32(target.y), Int32(glyphs.x), Int32(glyphs.y),
             Int32(target.width), Int32(target.height), Int32(glyphs.width), Int32(glyphs.height)

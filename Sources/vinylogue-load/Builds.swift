@@ -24,10 +24,14 @@ struct Builds {
         throw LoadError("cannot find the vinylogue-bot package: run this from the repository root")
     }
 
+    /// How both binaries are built: as the README runs the bot and as it is deployed, with
+    /// the Swift runtime and Foundation linked in statically.
+    static let buildFlags = ["-c", "release", "--static-swift-stdlib", "--product", "vinylogue-bot"]
+
     /// `.build/release/vinylogue-bot`, built (or brought up to date) first.
     func currentBinary() async throws -> URL {
-        log("building the current vinylogue-bot (release)…")
-        try await run(["swift", "build", "-c", "release", "--package-path", root.path, "--product", "vinylogue-bot"])
+        log("building the current vinylogue-bot (release, static Swift runtime)…")
+        try await run(["swift", "build", "--package-path", root.path] + Self.buildFlags)
         return root.appendingPathComponent(".build/release/vinylogue-bot")
     }
 
@@ -55,10 +59,8 @@ struct Builds {
             try await extract(commit, into: source)
             try Data(commit.utf8).write(to: stamp)
         }
-        log("building \(ref) (release) in \(relative(scratch)); the first time takes several minutes…")
-        try await run([
-            "swift", "build", "-c", "release", "--package-path", source.path, "--scratch-path", scratch.path, "--product", "vinylogue-bot",
-        ])
+        log("building \(ref) (release, static Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
+        try await run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + Self.buildFlags)
         return (binary, commit)
     }
 

@@ -13,6 +13,7 @@ struct Comparison {
     var updates: Int
     var warmUp: Int
     var rounds: Int
+    var covers: Bool
 
     /// One figure of the table: its name and how to read it off a result.
     private struct Metric: Sendable {
@@ -43,7 +44,7 @@ struct Comparison {
             for (isCurrent, binary) in [(true, current), (false, refBinary)] {
                 let name = isCurrent ? "current" : ref
                 log("round \(round)/\(rounds), \(name): \(updates) requests after \(warmUp) to warm up…")
-                let result = try await ThrowbackLoad(binary: binary, updates: updates, warmUp: warmUp, progress: { log("  " + $0) }).run()
+                let result = try await ThrowbackLoad(binary: binary, updates: updates, warmUp: warmUp, covers: covers, progress: { log("  " + $0) }).run()
                 log("  CPU \(Report.milliseconds(result.cpuPerUpdate, digits: 3))/update, idle \(Report.mebibytes(result.idleRSS)), "
                     + "peak \(Report.mebibytes(result.peakRSS)), replies \(result.replies)/\(updates), \(Report.seconds(result.measuredWall))")
                 if isCurrent { results.current.append(result) } else { results.ref.append(result) }
@@ -58,7 +59,7 @@ struct Comparison {
             let ratio = mine == 0 ? (theirs == 0 ? "=" : "n/a") : Report.fixed(theirs / mine, digits: 2) + "×"
             return [metric.name, Report.fixed(mine, digits: metric.digits), Report.fixed(theirs, digits: metric.digits), ratio]
         }
-        return (["throwbacks: \(updates) requests after \(warmUp) to warm up, current vs \(ref)", Report.table(header, rows)] + notes)
+        return (["throwbacks: \(updates) requests after \(warmUp) to warm up, \(covers ? "collage" : "text") replies, current vs \(ref)", Report.table(header, rows)] + notes)
             .joined(separator: "\n")
     }
 

@@ -58,8 +58,9 @@ extension ThrowbackLoad.Result {
             ("peak − idle", Report.mebibytes(peakRSS - idleRSS)),
             ("RSS idle again after the burst", Report.mebibytes(settledRSS)),
             ("time to first getUpdates", Report.milliseconds(timeToFirstPoll, digits: 0)),
-            ("CPU of the first, cold throwback", Report.milliseconds(coldThrowbackCPU, digits: 0) + "  (with a collage: 9 covers fetched, rendered, uploaded)"),
-            ("collages uploaded", "\(uploads)  (the others went out again by file_id)"),
+            ("CPU of the first, cold throwback", Report.milliseconds(coldThrowbackCPU, digits: 0)
+                + (uploads > 0 ? "  (with a collage: 9 covers fetched, rendered, uploaded)" : "  (a text reply)")),
+            ("collages uploaded", "\(uploads)" + (uploads > 0 ? "  (the others went out again by file_id)" : "")),
             ("Last.fm requests while warm", "\(lastFMWhileWarm)" + (lastFMWhileWarm == 0 ? "" : "  (expected 0: the cache should answer)")),
             ("replies received", "\(replies) of \(updates)" + (duplicates > 0 ? ", and \(duplicates) sent twice" : "")),
             ("measured phase", "\(Report.seconds(measuredWall)) (\(Report.fixed(Double(replies) / max(0.001, measuredWall / .seconds(1)), digits: 1)) replies/s; the flood limit allows 30)"),

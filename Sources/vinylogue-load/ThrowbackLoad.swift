@@ -13,6 +13,9 @@ struct ThrowbackLoad {
     var binary: URL
     var updates: Int
     var warmUp: Int
+    /// Whether the chart's albums have cover art, so that replies are collages; without,
+    /// they are text, and the bot never renders a picture.
+    var covers = true
     /// Printed as the measurement goes, so a long run shows where it is.
     var progress: @Sendable (String) -> Void = { _ in }
 
@@ -53,7 +56,7 @@ struct ThrowbackLoad {
             await lastFM.addUser("alice", ranges: Fakes.weeklyRanges(weeks: 15 * 53))
             let from = Fakes.weekStart(yearsBefore: Date(), years: 3)
             await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
-            await lastFM.setDefaultCover(.generated)
+            if covers { await lastFM.setDefaultCover(.generated) }
         }
         let child: ChildProcess
         do {

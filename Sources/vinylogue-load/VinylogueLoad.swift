@@ -5,9 +5,9 @@ import Foundation
 /// the project's HTTP fakes of Telegram and Last.fm on 127.0.0.1. Run it from the
 /// repository root:
 ///
-///     swift run -c release vinylogue-load throwbacks
-///     swift run -c release vinylogue-load throwbacks --compare 7d75a0a
-///     swift run -c release vinylogue-load weekly
+///     swift run -c release --static-swift-stdlib vinylogue-load throwbacks
+///     swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare 7d75a0a
+///     swift run -c release --static-swift-stdlib vinylogue-load weekly
 ///
 /// It is a benchmark, not a test: it reports figures and asserts nothing.
 @main
@@ -16,7 +16,7 @@ struct VinylogueLoad: AsyncParsableCommand {
         commandName: "vinylogue-load",
         abstract: "Measure the release vinylogue-bot binary against local fakes of Telegram and Last.fm.",
         discussion: """
-            Run it from the repository root, e.g. `swift run -c release vinylogue-load throwbacks --compare 7d75a0a`. \
+            Run it from the repository root, e.g. `swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare 7d75a0a`. \
             Progress goes to stderr, results to stdout. On a shared machine absolute figures are noisy: \
             compare two builds in one run (--compare) and report the ratio.
             """,
@@ -63,6 +63,9 @@ struct Throwbacks: AsyncParsableCommand {
     @Option(help: "Rounds of the comparison; each measures both binaries.")
     var rounds = 2
 
+    @Flag(inversion: .prefixedNo, help: "Give the chart's albums cover art, so that every reply is a collage (--no-covers: text replies).")
+    var covers = true
+
     func validate() throws {
         guard updates >= 1, warm >= 1 else { throw ValidationError("-n and --warm must be at least 1.") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
@@ -76,13 +79,13 @@ struct Throwbacks: AsyncParsableCommand {
             let current = try await binary.resolve(builds)
             let label = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
             print(try await Comparison(
-                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds
+                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds, covers: covers
             ).run())
             return
         }
         let current = try await binary.resolve(builds)
-        let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, progress: { log($0) }).run()
-        print("throwbacks: \(updates) requests after \(warm) to warm up, \(builds.relative(current))")
+        let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, covers: covers, progress: { log($0) }).run()
+        print("throwbacks: \(updates) requests after \(warm) to warm up, \(covers ? "collage" : "text") replies, \(builds.relative(current))")
         print(Report.lines(result.rows))
         if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
     }

@@ -161,6 +161,24 @@ enum Executable {
         #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
     }
 
+    /// libgd and the forty codec libraries it depends on (about 5.5 MiB resident) are opened
+    /// when the first collage is drawn, not at start. glibc's `LD_DEBUG=files` names every
+    /// library the process loads, `dlopen` included.
+    @Test func libgdIsLoadedOnlyWhenACollageIsDrawn() async throws {
+        let text = try await Executable.run(["throwback", "alice", "3", "--demo"], environment: ["LD_DEBUG": "files"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stderr.contains("libcurl.so.4"), "LD_DEBUG lists the libraries loaded at start")
+        #expect(!text.stderr.contains("libgd.so.3"))
+
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("a.jpg").path
+        let collage = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", path], environment: ["LD_DEBUG": "files"])
+        #expect(collage.status == 0, "\(collage.stderr)")
+        #expect(collage.stderr.contains("libgd.so.3"))
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func theDemoConsoleWritesCollagesWhereAsked() async throws {
         let folder = try Executable.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
