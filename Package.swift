@@ -125,7 +125,7 @@ let package = Package(
         ),
         .target(name: "TestLogging", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")], path: "Tests/TestLogging"),
         // A load benchmark of the release binary against those fakes (not a test):
-        // `swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare <git-ref>` from the repository root.
+        // `swift run -c release vinylogue-load throwbacks --compare <git-ref>` from the repository root.
         .executableTarget(
             name: "vinylogue-load",
             dependencies: [

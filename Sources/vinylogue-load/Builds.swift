@@ -28,11 +28,14 @@ struct Builds {
     /// the Swift runtime and Foundation linked in statically.
     static let buildFlags = ["-c", "release", "--static-swift-stdlib", "--product", "vinylogue-bot"]
 
-    /// `.build/release/vinylogue-bot`, built (or brought up to date) first.
+    /// This checkout's binary, built (or brought up to date) first in `.build-static/`: a
+    /// scratch path of its own, because `swift run` builds this tool without the static
+    /// runtime, and sharing `.build/` would rebuild everything each time the two alternate.
     func currentBinary() async throws -> URL {
-        log("building the current vinylogue-bot (release, static Swift runtime)…")
-        try await run(["swift", "build", "--package-path", root.path] + Self.buildFlags)
-        return root.appendingPathComponent(".build/release/vinylogue-bot")
+        let scratch = root.appendingPathComponent(".build-static")
+        log("building the current vinylogue-bot (release, static Swift runtime) in \(relative(scratch))…")
+        try await run(["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path] + Self.buildFlags)
+        return scratch.appendingPathComponent("release/vinylogue-bot")
     }
 
     /// The release binary of `ref`, from `.build-compare/<ref>/`: its sources (from

@@ -5,9 +5,9 @@ import Foundation
 /// the project's HTTP fakes of Telegram and Last.fm on 127.0.0.1. Run it from the
 /// repository root:
 ///
-///     swift run -c release --static-swift-stdlib vinylogue-load throwbacks
-///     swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare 7d75a0a
-///     swift run -c release --static-swift-stdlib vinylogue-load weekly
+///     swift run -c release vinylogue-load throwbacks
+///     swift run -c release vinylogue-load throwbacks --compare 7d75a0a
+///     swift run -c release vinylogue-load weekly
 ///
 /// It is a benchmark, not a test: it reports figures and asserts nothing.
 @main
@@ -16,7 +16,7 @@ struct VinylogueLoad: AsyncParsableCommand {
         commandName: "vinylogue-load",
         abstract: "Measure the release vinylogue-bot binary against local fakes of Telegram and Last.fm.",
         discussion: """
-            Run it from the repository root, e.g. `swift run -c release --static-swift-stdlib vinylogue-load throwbacks --compare 7d75a0a`. \
+            Run it from the repository root, e.g. `swift run -c release vinylogue-load throwbacks --compare 7d75a0a`. \
             Progress goes to stderr, results to stdout. On a shared machine absolute figures are noisy: \
             compare two builds in one run (--compare) and report the ratio.
             """,
@@ -26,7 +26,7 @@ struct VinylogueLoad: AsyncParsableCommand {
 
 /// The binary to measure: `--binary`, or this checkout's release build.
 struct BinaryOption: ParsableArguments {
-    @Option(help: "The vinylogue-bot binary to measure (default: build .build/release/vinylogue-bot).")
+    @Option(help: "The vinylogue-bot binary to measure (default: build this checkout's in .build-static/).")
     var binary: String?
 
     func resolve(_ builds: Builds) async throws -> URL {
