@@ -39,23 +39,17 @@ struct Builds {
     }
 
     /// The release binary of `ref`, from `.build-compare/<ref>/`: its sources (from
-    /// `git archive`, so the working tree is never touched) and its own scratch path. Built
-    /// once per commit; if the ref now names another commit (a branch that moved), it is
-    /// extracted and built again.
+    /// `git archive`, so the working tree is never touched) and its own scratch path. The
+    /// sources are extracted once per commit (again if the ref now names another commit, a
+    /// branch that moved); the build always runs, and does nothing when it is up to date.
     func binary(at ref: String) async throws -> (binary: URL, commit: String) {
         let commit = try await output(["git", "-C", root.path, "rev-parse", "--verify", "\(ref)^{commit}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let folder = root.appendingPathComponent(".build-compare/\(Self.folderName(ref))")
         let source = folder.appendingPathComponent("src")
         let scratch = folder.appendingPathComponent("build")
-        let binary = scratch.appendingPathComponent("release/vinylogue-bot")
         let stamp = folder.appendingPathComponent("commit")
-        let extracted = (try? String(contentsOf: stamp, encoding: .utf8)) == commit
-        if extracted && FileManager.default.isExecutableFile(atPath: binary.path) {
-            log("reusing \(relative(binary)) (\(commit.prefix(12)))")
-            return (binary, commit)
-        }
-        if !extracted {
+        if (try? String(contentsOf: stamp, encoding: .utf8)) != commit {
             log("extracting \(ref) (\(commit.prefix(12))) into \(relative(source))…")
             try? FileManager.default.removeItem(at: source)
             try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
@@ -64,7 +58,7 @@ struct Builds {
         }
         log("building \(ref) (release, static Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
         try await run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + Self.buildFlags)
-        return (binary, commit)
+        return (scratch.appendingPathComponent("release/vinylogue-bot"), commit)
     }
 
     /// A ref as a folder name: `origin/main` → `origin_main`.
