@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Builds the release `vinylogue-bot` binaries to measure: this checkout's, and any git
@@ -24,9 +25,19 @@ struct Builds {
         throw LoadError("cannot find the vinylogue-bot package: run this from the repository root")
     }
 
-    /// How both binaries are built: as the README runs the bot and as it is deployed, with
-    /// the Swift runtime and Foundation linked in statically.
-    static let buildFlags = ["-c", "release", "--static-swift-stdlib", "--product", "vinylogue-bot"]
+    /// How a binary is linked.
+    enum Linking: String, CaseIterable, ExpressibleByArgument {
+        /// The Swift runtime and Foundation linked in (`--static-swift-stdlib`): how this
+        /// version's README runs the bot and how it is deployed.
+        case `static`
+        /// Linked against the toolchain's shared Swift libraries: plain `swift build -c
+        /// release`, as READMEs before the deploy files ran the bot.
+        case shared
+
+        var flags: [String] {
+            ["-c", "release", "--product", "vinylogue-bot"] + (self == .static ? ["--static-swift-stdlib"] : [])
+        }
+    }
 
     /// This checkout's binary, built (or brought up to date) first in `.build-static/`: a
     /// scratch path of its own, because `swift run` builds this tool without the static
@@ -34,7 +45,7 @@ struct Builds {
     func currentBinary() async throws -> URL {
         let scratch = root.appendingPathComponent(".build-static")
         log("building the current vinylogue-bot (release, static Swift runtime) in \(relative(scratch))…")
-        try await run(["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path] + Self.buildFlags)
+        try await run(["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path] + Linking.static.flags)
         return scratch.appendingPathComponent("release/vinylogue-bot")
     }
 
@@ -42,12 +53,13 @@ struct Builds {
     /// `git archive`, so the working tree is never touched) and its own scratch path. The
     /// sources are extracted once per commit (again if the ref now names another commit, a
     /// branch that moved); the build always runs, and does nothing when it is up to date.
-    func binary(at ref: String) async throws -> (binary: URL, commit: String) {
+    func binary(at ref: String, linking: Linking) async throws -> (binary: URL, commit: String) {
         let commit = try await output(["git", "-C", root.path, "rev-parse", "--verify", "\(ref)^{commit}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let folder = root.appendingPathComponent(".build-compare/\(Self.folderName(ref))")
         let source = folder.appendingPathComponent("src")
-        let scratch = folder.appendingPathComponent("build")
+        // One scratch path per way of linking, so that measuring both never rebuilds either.
+        let scratch = folder.appendingPathComponent(linking == .static ? "build" : "build-shared")
         let stamp = folder.appendingPathComponent("commit")
         if (try? String(contentsOf: stamp, encoding: .utf8)) != commit {
             log("extracting \(ref) (\(commit.prefix(12))) into \(relative(source))…")
@@ -56,8 +68,8 @@ struct Builds {
             try await extract(commit, into: source)
             try Data(commit.utf8).write(to: stamp)
         }
-        log("building \(ref) (release, static Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
-        try await run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + Self.buildFlags)
+        log("building \(ref) (release, \(linking) Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
+        try await run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + linking.flags)
         return (scratch.appendingPathComponent("release/vinylogue-bot"), commit)
     }
 

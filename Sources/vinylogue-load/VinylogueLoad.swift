@@ -63,6 +63,9 @@ struct Throwbacks: AsyncParsableCommand {
     @Option(help: "Rounds of the comparison; each measures both binaries.")
     var rounds = 2
 
+    @Option(help: "How to link the compared ref: static, as this version runs and deploys the bot, or shared, as plain `swift build -c release` did before.")
+    var refLinking: Builds.Linking = .static
+
     @Flag(inversion: .prefixedNo, help: "Give the chart's albums cover art, so that every reply is a collage (--no-covers: text replies).")
     var covers = true
 
@@ -75,9 +78,10 @@ struct Throwbacks: AsyncParsableCommand {
         let builds = try Builds.findRoot()
         if let compare {
             // The ref first: its build is the long one, and it fails early on a bad ref.
-            let (refBinary, commit) = try await builds.binary(at: compare)
+            let (refBinary, commit) = try await builds.binary(at: compare, linking: refLinking)
             let current = try await binary.resolve(builds)
-            let label = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
+            let name = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
+            let label = refLinking == .static ? name : "\(name), \(refLinking)"
             print(try await Comparison(
                 current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds, covers: covers
             ).run())
