@@ -88,6 +88,7 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-bot",
             dependencies: [
+                "CMalloc",
                 "Operations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",
@@ -108,7 +109,9 @@ let package = Package(
             providers: [.apt(["libgd-dev"])]
         ),
         // The album-cover collage renderer: image checks, libgd decoding, the grid, placeholders.
-        .target(name: "Covers", dependencies: ["CGD"]),
+        .target(name: "Covers", dependencies: ["CGD", "CMalloc"]),
+        // glibc's malloc tuning (mallopt, malloc_trim), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
         // HTTP fakes of Last.fm and Telegram on 127.0.0.1, shared by the test targets.
         .target(
             name: "TestSupport",

@@ -16,12 +16,4 @@ static inline void cgd_silence(void *set_error_method) {
     ((void (*)(gdErrorMethod))set_error_method)(cgd_ignore_error);
 }
 
-// glibc's malloc_trim, to give back a render's freed memory (not in Swift's Glibc module).
-#if defined(__GLIBC__)
-#include <malloc.h>
-static inline void cgd_release_free_memory(void) { malloc_trim(0); }
-#else
-static inline void cgd_release_free_memory(void) {}
-#endif
-
 #endif

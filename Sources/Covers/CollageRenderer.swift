@@ -1,4 +1,5 @@
 import CGD
+import CMalloc
 import Foundation
 
 /// Renders a square JPEG grid of album covers: 3×3 when at least five of the first nine tiles
@@ -52,7 +53,7 @@ public struct CollageRenderer: CollageRendering {
     /// which glibc keeps after they are freed; collages are rare, so the bot hands that memory
     /// back to the system rather than carry it while idle.
     private static func returnFreedMemory() {
-        cgd_release_free_memory()
+        cmalloc_release_free_memory()
     }
 
     /// JPEG bytes of the collage, rendered on the calling thread (for tests and command-line

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 
 @main
 struct VinylogueBot: AsyncParsableCommand {
@@ -16,4 +17,13 @@ struct VinylogueBot: AsyncParsableCommand {
         ],
         defaultSubcommand: RunCommand.self
     )
+
+    static func main() async {
+        // glibc gives each thread that allocates an arena of its own, up to eight per core,
+        // and memory freed in one is not reused by another: a burst of updates left about
+        // 2 MiB more resident this way. Two arenas are enough for a bot that mostly waits.
+        // Set before any thread allocates, since it only limits arenas created after.
+        cmalloc_limit_arenas(2)
+        await main(nil)
+    }
 }
