@@ -7,7 +7,7 @@ import Glibc
 /// libgd's functions, opened with `dlopen` when the first picture is drawn instead of linked.
 ///
 /// Debian's libgd3 depends on about forty libraries (HEIF, AVIF, x265, TIFF, X11,
-/// fontconfig, …), which the loader maps and relocates with it: about 5.5 MiB of resident
+/// fontconfig, …), which the loader maps and relocates with it: about 6 MiB of resident
 /// memory. Opened on first use, they cost nothing to a bot whose replies are text, or that
 /// has not drawn a collage yet. A system without libgd gets `CoverError.libraryUnavailable`,
 /// and throwbacks go out as text, instead of a bot that cannot start.

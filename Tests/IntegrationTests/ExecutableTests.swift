@@ -161,7 +161,7 @@ enum Executable {
         #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
     }
 
-    /// libgd and the forty codec libraries it depends on (about 5.5 MiB resident) are opened
+    /// libgd and the forty codec libraries it depends on (about 6 MiB resident) are opened
     /// when the first collage is drawn, not at start. glibc's `LD_DEBUG=files` names every
     /// library the process loads, `dlopen` included.
     @Test func libgdIsLoadedOnlyWhenACollageIsDrawn() async throws {
