@@ -18,7 +18,8 @@ enum GDRuntime {
 }
 
 extension ImageFormat {
-    /// The formats the linked libgd can decode. Debian's libgd3 has all three; a build missing one
-    /// refuses such covers with `CoverError.decoderUnavailable`, so they become placeholders.
+    /// The formats the system's libgd can decode (none without libgd). Debian's libgd3 has
+    /// all three; a build missing one refuses such covers with
+    /// `CoverError.decoderUnavailable`, so they become placeholders.
     public static var decodable: Set<ImageFormat> { GDRuntime.decodableFormats }
 }
