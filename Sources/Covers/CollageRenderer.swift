@@ -1,4 +1,3 @@
-import CGD
 import CMalloc
 import Foundation
 

@@ -90,7 +90,7 @@ final class GDImage {
     func drawFilling(_ rect: PixelRect, with source: GDImage) {
         guard !rect.isEmpty, source.width > 0, source.height > 0 else { return }
         if source.width == rect.width, source.height == rect.height {
-            // Already the right size (a thumbnail made for this cell): a plain copy is exact
+            // Already the right size (Last.fm's 300 px covers in a 3×3 cell): a plain copy is exact
             // and much cheaper than resampling.
             gd.copy(pointer, source.pointer, Int32(rect.x), Int32(rect.y), 0, 0, Int32(rect.width), Int32(rect.height))
             return

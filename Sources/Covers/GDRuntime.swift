@@ -1,5 +1,3 @@
-import CGD
-
 /// What the libgd on this system can do, found once.
 enum GDRuntime {
     /// The formats this libgd can decode, found by round-tripping a 1×1 image: a build without

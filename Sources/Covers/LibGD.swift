@@ -16,7 +16,8 @@ import Glibc
 /// is as safe as calling libgd, whose functions work on the image they are given.
 struct LibGD: Sendable {
     typealias Image = gdImagePtr
-    typealias Pixels = @convention(c) (Image?, UnsafeMutablePointer<Int32>?) -> UnsafeMutableRawPointer?
+    /// Encodes an image, returning a buffer for `free` and its size through the pointer.
+    typealias Encode = @convention(c) (Image?, UnsafeMutablePointer<Int32>?) -> UnsafeMutableRawPointer?
 
     let createTrueColor: @convention(c) (Int32, Int32) -> Image?
     let destroy: @convention(c) (Image?) -> Void
@@ -24,8 +25,8 @@ struct LibGD: Sendable {
     let createFromPng: @convention(c) (Int32, UnsafeMutableRawPointer?) -> Image?
     let createFromWebp: @convention(c) (Int32, UnsafeMutableRawPointer?) -> Image?
     let jpeg: @convention(c) (Image?, UnsafeMutablePointer<Int32>?, Int32) -> UnsafeMutableRawPointer?
-    let png: Pixels
-    let webp: Pixels
+    let png: Encode
+    let webp: Encode
     let free: @convention(c) (UnsafeMutableRawPointer?) -> Void
     let trueColorPixel: @convention(c) (Image?, Int32, Int32) -> Int32
     let filledRectangle: @convention(c) (Image?, Int32, Int32, Int32, Int32, Int32) -> Void
@@ -84,7 +85,7 @@ struct LibGD: Sendable {
     }
 
     /// A function of the library, as the C type its header declares.
-    private static func symbol<Function>(_ handle: UnsafeMutableRawPointer, _ name: String, as type: Function.Type = Function.self) throws(CoverError) -> Function {
+    private static func symbol<Function>(_ handle: UnsafeMutableRawPointer, _ name: String) throws(CoverError) -> Function {
         guard let address = dlsym(handle, name) else { throw .libraryUnavailable("\(soname) has no \(name)") }
         return unsafeBitCast(address, to: Function.self)
     }

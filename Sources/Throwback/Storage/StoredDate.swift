@@ -5,7 +5,7 @@ import GRDB
 ///
 /// GRDB's own conversion goes through `DateFormatter`, and so through ICU: it cost more than
 /// the rest of the journal's write for each reply, and loading ICU's locale, calendar and
-/// currency data is about 5 MiB of the bot's resident memory. Every date the bot stores
+/// currency data is a few MiB of the bot's resident memory. Every date the bot stores
 /// goes through this type instead (SQL arguments, and records by `StoresDates`). The text is
 /// the same, so rows written either way compare and sort alike.
 struct StoredDate: DatabaseValueConvertible {
