@@ -146,9 +146,10 @@ let package = Package(
         ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
             "TestLogging",
-            "Throwback", "LastFM", "Telegram", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "Throwback", "LastFM", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TelegramTests", dependencies: [
             "TestLogging",

@@ -18,6 +18,14 @@ public final class SharedBoundedCache<Key: Hashable & Sendable, Value: Sendable>
         cache.withLock { $0.set(value, forKey: key, expiresAt: expiresAt) }
     }
 
+    /// Stores `value` unless `key` has one that has not expired by `now`, which then stays:
+    /// for a value read from storage, which must not replace a newer one set meanwhile.
+    public func setIfAbsent(_ value: Value, forKey key: Key, expiresAt: Duration? = nil, now: Duration? = nil) {
+        cache.withLock { cache in
+            if cache.value(forKey: key, now: now) == nil { cache.set(value, forKey: key, expiresAt: expiresAt) }
+        }
+    }
+
     public func removeValue(forKey key: Key) {
         cache.withLock { $0.removeValue(forKey: key) }
     }

@@ -1,6 +1,9 @@
 import Clocks
+import Covers
 import Foundation
 import LastFM
+import Logging
+import Synchronization
 import Testing
 import TestSupport
 @testable import Throwback
@@ -55,6 +58,43 @@ import TestLogging
         #expect(await withinBudget(.seconds(10), clock: clock) { 7 } == 7)
     }
 
+    /// A week whose albums have no art: Last.fm is asked once for its covers, and not again
+    /// until the hosts' "unusable" verdicts would have expired too.
+    @Test func aWeekWithoutCoversIsLookedUpOnceAnHourNotForEveryThrowback() async throws {
+        let lastFM = AlbumsWithoutArt()
+        let clock = TestClock()
+        let maker = CollageMaker(
+            lastFM: lastFM, downloader: CoverDownloader(transport: ScriptedTransport([]), cache: nil), renderer: FailingRenderer(),
+            clock: clock
+        )
+        let photos = CollagePhotos(maker: maker, store: try BotStore.inMemory(), clock: clock, logger: Logger(label: "test"))
+        let albums = (1...3).map { ChartAlbum(artist: "Artist \($0)", name: "Album \($0)", playCount: 10 - $0, rank: $0) }
+        let summary = ChartSummary(user: "alice", range: WeeklyChartRange(fromUnix: 0, toUnix: 604_800), yearsAgo: 3, albums: albums)
+
+        #expect(await photos.photo(for: summary) == nil)
+        #expect(await photos.photo(for: summary) == nil)
+        #expect(lastFM.lookups == 3)
+        await clock.advance(by: CoverDownloader.unusableLifetime)
+        #expect(await photos.photo(for: summary) == nil)
+        #expect(lastFM.lookups == 6)
+    }
+
+    /// A cover that could not be fetched this time is no verdict: the next throwback tries again.
+    @Test func aWeekWhoseCoversFailedIsTriedAgainAtOnce() async throws {
+        let lastFM = AlbumsWithoutArt(failing: true)
+        let maker = CollageMaker(
+            lastFM: lastFM, downloader: CoverDownloader(transport: ScriptedTransport([]), cache: nil), renderer: FailingRenderer()
+        )
+        let photos = CollagePhotos(maker: maker, store: try BotStore.inMemory(), logger: Logger(label: "test"))
+        let summary = ChartSummary(
+            user: "alice", range: WeeklyChartRange(fromUnix: 0, toUnix: 604_800), yearsAgo: 3,
+            albums: [ChartAlbum(artist: "Artist", name: "Album", playCount: 5, rank: 1)]
+        )
+        #expect(await photos.photo(for: summary) == nil)
+        #expect(await photos.photo(for: summary) == nil)
+        #expect(lastFM.lookups == 2)
+    }
+
     @Test func theWeeklyCollageSumsPlaysAcrossUsersWhateverTheSpelling() {
         let range = WeeklyChartRange(fromUnix: 0, toUnix: 604_800)
         func entry(_ user: String, _ albums: [(String, String, Int)]) -> WeeklyEntry {
@@ -95,5 +135,34 @@ import TestLogging
         #expect(await run(["-20"]) == .text("Throwbacks here are text only. Turn the cover collage on with: covers on"))
         #expect(await run(["maybe"]) == .text("Say on or off. Usage: covers [on|off] [chat-id]"))
         #expect(await run(["on", "off"]) == .text("Usage: covers [on|off] [chat-id]"))
+    }
+}
+
+/// Last.fm knows every album and has art for none; or, `failing`, cannot be reached.
+private final class AlbumsWithoutArt: LastFMClient {
+    private let count = Mutex(0)
+    private let failing: Bool
+
+    init(failing: Bool = false) {
+        self.failing = failing
+    }
+
+    var lookups: Int { count.withLock { $0 } }
+
+    func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
+        count.withLock { $0 += 1 }
+        guard !failing else { throw LastFMError.transport("unreachable") }
+        guard call.method == "album.getinfo", let info = AlbumInfo(artist: "", name: "", coverURL: nil) as? Response else {
+            throw LastFMError.transport("only album.getinfo in this test")
+        }
+        return info
+    }
+}
+
+/// A renderer that must not be reached.
+private struct FailingRenderer: CollageRendering {
+    func render(_ tiles: [CollageTile]) async throws -> Data {
+        Issue.record("rendered a collage without covers")
+        throw CoverError.renderFailed
     }
 }

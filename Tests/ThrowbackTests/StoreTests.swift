@@ -32,6 +32,33 @@ import TestLogging
         #expect(settings.weeklyPost == false)
     }
 
+    /// A batch's chats are read at once: their commands then find the settings in memory
+    /// (a row changed behind the store's back is not read again within the minute), and a
+    /// change made through the store after the read still wins.
+    @Test func settingsPreloadedForABatchServeItsCommandsAndYieldToLaterChanges() async throws {
+        let store = try BotStore.inMemory()
+        try await store.database.write { db in
+            try ChatSettings(id: -1, minimumPlayCount: 3).insert(db)
+            try ChatSettings(id: -2, minimumPlayCount: 4).insert(db)
+        }
+        try await store.preloadSettings(for: [-1, -2, -3])
+        try await store.database.write { db in try db.execute(sql: "UPDATE chat SET minimumPlayCount = 9") }
+        #expect(try await store.settings(for: -1).minimumPlayCount == 3)
+        #expect(try await store.settings(for: -2).minimumPlayCount == 4)
+        #expect(try await store.settings(for: -3) == ChatSettings(id: -3))
+
+        try await store.updateSettings(for: -1) { $0.minimumPlayCount = 5 }
+        try await store.preloadSettings(for: [-1])
+        #expect(try await store.settings(for: -1).minimumPlayCount == 5)
+        // A read that began before a change and ends after it must not undo it.
+        let cache = SettingsCache()
+        cache[-1] = ChatSettings(id: -1, minimumPlayCount: 5)
+        cache.keep(ChatSettings(id: -1, minimumPlayCount: 3))
+        cache.keep(ChatSettings(id: -2, minimumPlayCount: 3))
+        #expect(cache[-1]?.minimumPlayCount == 5)
+        #expect(cache[-2]?.minimumPlayCount == 3)
+    }
+
     private func message(_ updateID: Int64, chat: Int64 = -1, id: Int64) -> Update {
         Update(updateID: updateID, message: Message(messageID: id, chat: Chat(id: chat, type: "group"), text: "/help"))
     }

@@ -146,7 +146,7 @@ public struct BotAssembly: Sendable {
         let maker = CollageMaker(
             lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, clock: options.collageClock, metrics: options.metrics, logger: logger
         )
-        return CollagePhotos(maker: maker, store: store, metrics: options.metrics, now: options.now, logger: logger)
+        return CollagePhotos(maker: maker, store: store, metrics: options.metrics, now: options.now, clock: options.clock, logger: logger)
     }
 
     /// What a terminal session needs: the commands, and collages for `--collage`.

@@ -80,7 +80,7 @@ public struct BotService: Service, CustomStringConvertible {
             delivery: ReplyDelivery(telegram: telegram, journal: journal, store: store, policy: settings.delivery, clock: clock, logger: logger),
             photos: photos, logger: logger
         )
-        let (journal, health, metrics, now) = (journal, health, metrics, now)
+        let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
         let leftovers = try await journal.unhandled()
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
@@ -90,6 +90,8 @@ public struct BotService: Service, CustomStringConvertible {
             clock: clock, logger: logger,
             onBatch: { batch, next in
                 let fresh = try await journal.record(batch, nextOffset: next)
+                // Not needed for correctness: each command reads its chat's settings if this failed.
+                try? await store.preloadSettings(for: Set(fresh.compactMap(\.chatID)))
                 metrics.increment("vinylogue_updates_received_total", by: Int64(fresh.count))
                 // How old the newest message was when it reached the bot. A button press carries
                 // no time of its own (its message's date is when the bot posted it), so only

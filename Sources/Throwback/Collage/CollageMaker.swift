@@ -43,29 +43,50 @@ public struct CollageMaker: Sendable {
         self.logger = logger
     }
 
+    /// What came of making a collage.
+    public enum Outcome: Sendable, Equatable {
+        case collage(Collage)
+        /// Not one album has a cover: Last.fm names none, or no cover host gave a usable
+        /// image. An answer that holds while those answers are remembered (Last.fm's for good,
+        /// the hosts' for `CoverDownloader.unusableLifetime`).
+        case noCovers
+        /// No picture this time: a cover could not be fetched, rendering failed, or the
+        /// budget ran out.
+        case unavailable
+    }
+
     /// The collage of the first nine `albums`, in their order; nil when there are none, when
     /// not one has a usable cover (a grid of placeholders says less than the text), when
     /// rendering failed, or when it took longer than the budget.
     public func collage(of albums: [ChartAlbum]) async -> Collage? {
+        guard case .collage(let collage) = await outcome(of: albums) else { return nil }
+        return collage
+    }
+
+    /// Like `collage(of:)`, and says why there is no picture.
+    public func outcome(of albums: [ChartAlbum]) async -> Outcome {
         let albums = Array(albums.prefix(Self.maxAlbums))
-        guard !albums.isEmpty else { return nil }
+        guard !albums.isEmpty else { return .noCovers }
         let (lastFM, downloader, renderer, metrics, logger) = (lastFM, downloader, renderer, metrics, logger)
-        let collage = await withinBudget(budget, clock: clock) { () async -> Collage? in
+        let outcome = await withinBudget(budget, clock: clock) { () async -> Outcome? in
             let covers = await Self.covers(of: albums, lastFM: lastFM, downloader: downloader)
-            guard !Task.isCancelled, covers.contains(where: { $0.image != nil }) else { return nil }
+            guard !Task.isCancelled else { return nil }
+            guard covers.contains(where: { $0.image != nil }) else {
+                return covers.contains(.failed) ? .unavailable : .noCovers
+            }
             let tiles = albums.indices.map { index in
                 CollageTile(rank: index + 1, image: covers[index].image, label: "\(albums[index].artist)\n\(albums[index].name)")
             }
             do {
                 let jpeg = try await renderer.render(tiles)
                 metrics.increment("vinylogue_collages_rendered_total")
-                return Collage(jpeg: jpeg, complete: covers.allSatisfy { $0 != .failed })
+                return .collage(Collage(jpeg: jpeg, complete: covers.allSatisfy { $0 != .failed }))
             } catch {
                 logger.warning("could not render a collage; answering in text", metadata: ["error": "\(error)"])
-                return nil
+                return .unavailable
             }
         }
-        return collage
+        return outcome ?? .unavailable
     }
 
     /// One outcome per album, in order, fetching a few at a time.

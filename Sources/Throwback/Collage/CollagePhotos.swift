@@ -26,19 +26,32 @@ public struct CollagePhotos: Sendable {
     /// The caption under a collage: the chart, within Telegram's 1024-character limit.
     public static let captionFormatter = ChartFormatter(markup: .telegramHTML, maxLength: TelegramHTML.maxCaptionLength)
 
+    /// What this process knows of a key's picture.
+    private enum Known: Sendable {
+        case uploaded(fileID: String)
+        /// Its week has no cover at all; kept for `CoverDownloader.unusableLifetime`, within
+        /// which asking again gives the same answer.
+        case noCovers
+    }
+
     private let maker: CollageMaker
     private let store: BotStore
-    /// `file_id`s known in this process, so that a warm throwback reads no row for its picture.
-    private let knownFileIDs = SharedBoundedCache<CollageKey, String>(capacity: 1024)
+    /// So that a warm throwback reads no row and looks up no cover for its picture.
+    private let known = SharedBoundedCache<CollageKey, Known>(capacity: 1024)
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
+    private let elapsed: ElapsedClock
     private let logger: Logger
 
-    public init(maker: CollageMaker, store: BotStore, metrics: BotMetrics = .none, now: @escaping @Sendable () -> Date = Date.init, logger: Logger) {
+    public init(
+        maker: CollageMaker, store: BotStore, metrics: BotMetrics = .none, now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger
+    ) {
         self.maker = maker
         self.store = store
         self.metrics = metrics
         self.now = now
+        self.elapsed = ElapsedClock(clock)
         self.logger = logger
     }
 
@@ -47,12 +60,24 @@ public struct CollagePhotos: Sendable {
     public func photo(for summary: ChartSummary) async -> Photo? {
         guard !summary.albums.isEmpty else { return nil }
         let key = CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
-        if let fileID = knownFileIDs.value(forKey: key) { return .stored(fileID: fileID, key: key) }
+        switch known.value(forKey: key, now: elapsed.elapsed()) {
+        case .uploaded(let fileID)?: return .stored(fileID: fileID, key: key)
+        case .noCovers?: return nil
+        case nil: break
+        }
         if let fileID = try? await store.collageFileID(key) {
-            knownFileIDs.set(fileID, forKey: key)
+            known.set(.uploaded(fileID: fileID), forKey: key)
             return .stored(fileID: fileID, key: key)
         }
-        return await collage(of: summary.albums).map { .rendered($0, key: key) }
+        switch await maker.outcome(of: summary.albums) {
+        case .collage(let collage):
+            return .rendered(collage, key: key)
+        case .noCovers:
+            known.set(.noCovers, forKey: key, expiresAt: elapsed.elapsed() + CoverDownloader.unusableLifetime)
+            return nil
+        case .unavailable:
+            return nil
+        }
     }
 
     /// A collage of any albums (a weekly post's), never stored for reuse.
@@ -67,7 +92,7 @@ public struct CollagePhotos: Sendable {
             metrics.increment("vinylogue_collage_uploads_saved_total")
         case .rendered(let collage, let key):
             guard collage.complete, let fileID = message.photoFileID else { return }
-            knownFileIDs.set(fileID, forKey: key)
+            known.set(.uploaded(fileID: fileID), forKey: key)
             do {
                 try await store.saveCollageFileID(fileID, for: key, at: now())
             } catch {
@@ -80,7 +105,7 @@ public struct CollagePhotos: Sendable {
     public func refused(_ photo: Photo) async {
         guard case .stored(_, let key) = photo else { return }
         logger.notice("Telegram refused a stored collage; it will be rendered again", metadata: ["user": "\(key.user)"])
-        knownFileIDs.removeValue(forKey: key)
+        known.removeValue(forKey: key)
         try? await store.forgetCollageFileID(key)
     }
 }

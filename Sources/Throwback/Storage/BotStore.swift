@@ -168,8 +168,20 @@ public struct BotStore: Sendable {
         let settings = try await database.read { db in
             try ChatSettings.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?"), arguments: [chat])
         } ?? ChatSettings(id: chat)
-        recentSettings[chat] = settings
+        recentSettings.keep(settings)
         return settings
+    }
+
+    /// Reads the settings of many chats at once, for `settings(for:)` to find in memory: a
+    /// poll's batch of commands from many chats costs one read, not one per chat.
+    public func preloadSettings(for chats: Set<Int64>) async throws {
+        let missing = chats.filter { recentSettings[$0] == nil }
+        guard !missing.isEmpty else { return }
+        let stored = try await database.read { db in try ChatSettings.fetchAll(db, keys: missing) }
+        let byID = Dictionary(stored.map { ($0.id, $0) }) { first, _ in first }
+        for chat in missing {
+            recentSettings.keep(byID[chat] ?? ChatSettings(id: chat))
+        }
     }
 
     /// Changes a chat's settings, creating its row if needed.

@@ -8,6 +8,13 @@ final class SettingsCache: Sendable {
     private let entries = SharedBoundedCache<Int64, ChatSettings>(capacity: 1024)
     private let clock = ElapsedClock(ContinuousClock())
 
+    /// Keeps settings read from the database, unless a write through this store has put
+    /// newer ones here since the read began.
+    func keep(_ settings: ChatSettings) {
+        let now = clock.elapsed()
+        entries.setIfAbsent(settings, forKey: settings.id, expiresAt: now + Self.lifetime, now: now)
+    }
+
     subscript(chat: Int64) -> ChatSettings? {
         get { entries.value(forKey: chat, now: clock.elapsed()) }
         set {
