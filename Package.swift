@@ -89,6 +89,7 @@ let package = Package(
             name: "vinylogue-bot",
             dependencies: [
                 "CMalloc",
+                "ProcessMemory",
                 "Operations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",
@@ -109,7 +110,9 @@ let package = Package(
             providers: [.apt(["libgd-dev"])]
         ),
         // The album-cover collage renderer: image checks, libgd decoding, the grid, placeholders.
-        .target(name: "Covers", dependencies: ["CGD", "CMalloc"]),
+        .target(name: "Covers", dependencies: ["CGD", "CMalloc", "ProcessMemory"]),
+        // Drops resident code pages after phases that run much code once (start-up, loading libgd).
+        .target(name: "ProcessMemory"),
         // glibc's malloc tuning (mallopt, malloc_trim), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
         // HTTP fakes of Last.fm and Telegram on 127.0.0.1, shared by the test targets.
@@ -158,7 +161,7 @@ let package = Package(
         // The tests draw their own test images with libgd, so they link it.
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"], linkerSettings: [.linkedLibrary("gd")]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "TestLogging", "Covers",
+            "TestLogging", "Covers", "ProcessMemory",
             "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),

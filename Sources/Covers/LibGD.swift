@@ -1,4 +1,5 @@
 import CGD
+import ProcessMemory
 
 #if canImport(Glibc)
 import Glibc
@@ -57,6 +58,8 @@ struct LibGD: Sendable {
                 throw .libraryUnavailable("\(soname) has no gdSetErrorMethod")
             }
             cgd_silence(setErrorMethod)
+            // Loading ran the constructors of forty libraries, code no collage runs again.
+            ReadOnlyPages.release()
             return .success(library)
         } catch {
             return .failure(error)

@@ -35,6 +35,8 @@ public struct BotAssembly: Sendable {
         /// Measures a collage's time budget. Separate from `clock`, which tests often make
         /// immediate: the budget is about real work taking real time.
         public var collageClock: any Clock<Duration>
+        /// Called once when the bot has started up and is about to poll.
+        public var onServing: @Sendable () -> Void
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -49,8 +51,10 @@ public struct BotAssembly: Sendable {
             metrics: BotMetrics = .none,
             unknownUserHint: String? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
-            collageClock: any Clock<Duration> = ContinuousClock()
+            collageClock: any Clock<Duration> = ContinuousClock(),
+            onServing: @escaping @Sendable () -> Void = {}
         ) {
+            self.onServing = onServing
             self.collageClock = collageClock
             self.collageRenderer = collageRenderer
             self.clock = clock
@@ -217,7 +221,8 @@ public struct BotAssembly: Sendable {
             telegram: replies, pollingClient: http,
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings, photos: photos,
-            health: health, metrics: options.metrics, now: options.now, clock: options.clock, logger: logger
+            health: health, metrics: options.metrics, now: options.now, clock: options.clock, onServing: options.onServing,
+            logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,

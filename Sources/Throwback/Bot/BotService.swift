@@ -45,14 +45,16 @@ public struct BotService: Service, CustomStringConvertible {
     private let now: @Sendable () -> Date
     private let clock: any Clock<Duration>
     private let elapsed: ElapsedClock
+    private let onServing: @Sendable () -> Void
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
         journal: UpdateJournal, settings: Settings = Settings(), photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "bot")
+        onServing: @escaping @Sendable () -> Void = {}, logger: Logger = Logger(label: "bot")
     ) {
+        self.onServing = onServing
         self.telegram = telegram
         self.pollingClient = pollingClient
         self.commands = commands
@@ -74,6 +76,7 @@ public struct BotService: Service, CustomStringConvertible {
     public func run() async throws {
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
+        onServing()
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store,
