@@ -33,24 +33,24 @@ public enum ReadOnlyPages {
         var line: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(line) }
+        // Most of smaps' lines are fields nobody here reads; only headers become strings.
         while getline(&line, &capacity, smaps) > 0, let line {
-            let text = String(cString: line)
-            if let mapping = Mapping(header: text) {
+            if strncmp(line, "Rss:", 4) == 0 {
+                current?.resident = strtol(line + 4, nil, 10) * 1024
+            } else if strncmp(line, "Anonymous:", 10) == 0 {
+                current?.anonymous = strtol(line + 10, nil, 10) * 1024
+            } else if startsHeader(UInt8(bitPattern: line[0])), let mapping = Mapping(header: String(cString: line)) {
                 released += current?.releaseIfUnchanged() ?? 0
                 current = mapping
-            } else if text.hasPrefix("Rss:") {
-                current?.resident = kilobytes(text)
-            } else if text.hasPrefix("Anonymous:") {
-                current?.anonymous = kilobytes(text)
             }
         }
         released += current?.releaseIfUnchanged() ?? 0
         return released
     }
 
-    /// The bytes of a `Field:   123 kB` line of smaps.
-    private static func kilobytes(_ line: String) -> Int? {
-        line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+    /// Headers start with an address in lower-case hex; fields with a capitalized name.
+    private static func startsHeader(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 
     /// One mapping of smaps: its header line, then the fields that decide whether to release it.
