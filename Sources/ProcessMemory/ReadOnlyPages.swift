@@ -64,7 +64,7 @@ public enum ReadOnlyPages {
         /// Parses a header line: `start-end perms offset dev inode [path]`; nil for a field line.
         init?(header: String) {
             let fields = header.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 5, fields[0].contains("-") else { return nil }
+            guard fields.count >= 5 else { return nil }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16), start < end,
                   let inode = UInt(fields[4])

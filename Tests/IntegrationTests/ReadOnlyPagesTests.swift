@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import ProcessMemory
 import Testing
@@ -8,7 +9,16 @@ import Glibc
 
 /// `ReadOnlyPages` on mappings made for the test, in this process: unwritten read-only
 /// pages leave the resident set, and nothing written is ever dropped.
+///
+/// A release anywhere in the process drops these mappings' pages too, so nothing else may
+/// release between a test's steps: the tests run one at a time, and libgd, whose loading
+/// releases once per process, is loaded first.
+@Suite(.serialized)
 struct ReadOnlyPagesTests {
+    init() {
+        _ = try? CollageRenderer().renderSync([CollageTile(rank: 1, image: nil)])
+    }
+
     /// A private mapping of a 64 KiB file of known bytes, unmapped and deleted on `close`.
     private final class MappedFile {
         static let size = 65_536
