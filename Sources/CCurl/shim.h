@@ -51,4 +51,19 @@ static inline CURLcode ccurl_easy_allow_http_only(CURL *handle) {
 #endif
 }
 
+// CURLOPT_PREREQFUNCTION (7.80.0): called once the connection is ready, right before the
+// request is sent; the transport uses it to know whether a failed request can have left.
+// Older libcurl has no such moment: the setter then reports the option as unknown.
+typedef int (*ccurl_prereq_callback)(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+static inline CURLcode ccurl_easy_setopt_prereq(CURL *handle, ccurl_prereq_callback callback, void *data) {
+#if LIBCURL_VERSION_NUM >= 0x075000
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+    if (result != CURLE_OK) return result;
+    return curl_easy_setopt(handle, CURLOPT_PREREQDATA, data);
+#else
+    return CURLE_UNKNOWN_OPTION;
+#endif
+}
+
 #endif

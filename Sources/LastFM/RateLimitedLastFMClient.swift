@@ -1,27 +1,28 @@
 import Networking
 
-/// Keeps to Last.fm's published limit by taking a token from a bucket before every call.
+/// Keeps to Last.fm's published limit: every call reserves its moment in a shared
+/// `RequestPacer` before it goes, first come, first served.
 public struct RateLimitedLastFMClient: LastFMClient {
     private let base: any LastFMClient
-    private let bucket: TokenBucket
+    private let pacer: RequestPacer
 
-    public init(base: any LastFMClient, bucket: TokenBucket) {
+    public init(base: any LastFMClient, pacer: RequestPacer) {
         self.base = base
-        self.bucket = bucket
+        self.pacer = pacer
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
-        try await bucket.take()
+        try await pacer.next()
         return try await base.send(call)
     }
 }
 
 extension LastFMClient {
-    /// At most `requestsPerSecond` calls a second, in bursts of at most that many.
+    /// At most `requestsPerSecond` calls in any second.
     public func rateLimited(
         requestsPerSecond: Int = 5,
         clock: any Clock<Duration> = ContinuousClock()
     ) -> RateLimitedLastFMClient {
-        RateLimitedLastFMClient(base: self, bucket: TokenBucket(allowing: requestsPerSecond, per: .seconds(1), clock: clock))
+        RateLimitedLastFMClient(base: self, pacer: RequestPacer(limit: requestsPerSecond, per: .seconds(1), clock: ElapsedClock(clock)))
     }
 }

@@ -183,6 +183,10 @@ final class CurlTransfer {
     private var body = Data()
     private var maxBytes = 0
     private var tooLarge = false
+    /// libcurl reached the moment before the request's bytes go out (CURLOPT_PREREQFUNCTION).
+    /// Without that callback (libcurl before 7.80) every started request counts as possibly sent.
+    private var reachedSending = false
+    private var knowsWhenSending = false
 
     init?() {
         guard let easy = curl_easy_init() else { return nil }
@@ -221,6 +225,10 @@ final class CurlTransfer {
             guard let context else { return 0 }
             return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receive(data, size * count)
         })
+        knowsWhenSending = ccurl_easy_setopt_prereq(easy, { context, _, _, _, _ in
+            if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().reachedSending = true }
+            return CURL_PREREQFUNC_OK
+        }, context) == CURLE_OK
 
         let hasBody = request.body != nil || request.method == "POST"
         if hasBody {
@@ -293,13 +301,23 @@ final class CurlTransfer {
             return .failure(TransportError("response too large"))
         }
         guard code == CURLE_OK else {
-            return .failure(CurlTransport.transportError(for: code))
+            var error = CurlTransport.transportError(for: code)
+            if !mayHaveSent { error.requestMayHaveBeenSent = false }
+            return .failure(error)
         }
         var status = 0
         ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         let response = HTTPResponse(status: status, body: body)
         body = Data()  // the response now holds the only reference: no copy
         return .success(response)
+    }
+
+    /// Whether any byte of the request can have left: libcurl reached the moment before
+    /// sending, and counts request bytes written (CURLINFO_REQUEST_SIZE).
+    private var mayHaveSent: Bool {
+        guard knowsWhenSending else { return true }
+        var written = 0
+        return reachedSending && (ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &written) != CURLE_OK || written > 0)
     }
 
     /// Forgets the request; the handle keeps no option, but its connections stay cached.
@@ -309,6 +327,7 @@ final class CurlTransfer {
         headers = nil
         body = Data()
         tooLarge = false
+        reachedSending = false
         continuation = nil
         id = 0
     }

@@ -40,47 +40,7 @@ public struct TokenBucketState: Sendable, Equatable {
     }
 }
 
-/// A token bucket that callers can wait on: `take()` suspends until a token is available
-/// (outgoing throttles); `tryTake()` answers at once (incoming rate limits).
-public actor TokenBucket {
-    public nonisolated let capacity: Double
-    private let clock: ElapsedClock
-    private var state: TokenBucketState
-
-    /// - Parameters:
-    ///   - capacity: the burst size, and the number of tokens at start.
-    ///   - refill: tokens added per `per`.
-    public init(capacity: Int, refill: Int, per interval: Duration, clock: any Clock<Duration>) {
-        let clock = ElapsedClock(clock)
-        self.clock = clock
-        self.state = TokenBucketState(capacity: capacity, refill: refill, per: interval, now: clock.elapsed())
-        self.capacity = state.capacity
-    }
-
-    /// A bucket that allows `count` events per `interval` with bursts of up to `count`.
-    public init(allowing count: Int, per interval: Duration, clock: any Clock<Duration>) {
-        self.init(capacity: count, refill: count, per: interval, clock: clock)
-    }
-
-    /// Takes a token if one is available; otherwise says how long until one is.
-    public func tryTake() -> TokenDecision {
-        state.tryTake(now: clock.elapsed())
-    }
-
-    /// Waits until a token is available and takes it. Throws `CancellationError` if cancelled.
-    public func take() async throws {
-        while true {
-            switch tryTake() {
-            case .allowed:
-                return
-            case .denied(let wait):
-                try await clock.sleep(wait)
-            }
-        }
-    }
-}
-
-/// The answer of `TokenBucket.tryTake()`.
+/// The answer of `TokenBucketState.tryTake(now:)`.
 public enum TokenDecision: Sendable, Equatable {
     case allowed
     case denied(retryAfter: Duration)

@@ -38,11 +38,6 @@ public struct HTTPTelegramClient: TelegramClient {
         }
         let http = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": contentType], body: body, timeout: request.timeout)
         try Task.checkCancellation()
-        do {
-            try await request.beforeSending?()
-        } catch {
-            throw TelegramError.transport("not sent: \(error)", mayHaveBeenDelivered: false)
-        }
         let response: HTTPResponse
         do {
             response = try await transport.send(http)

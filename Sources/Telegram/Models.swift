@@ -282,6 +282,24 @@ public struct SentMessage: Codable, Sendable, Equatable {
     }
 }
 
+/// Telegram's answer to a message the outbox sent or edited: the message, or none for an
+/// edit that Telegram answers with `true`.
+public struct MessageReceipt: Decodable, Sendable, Equatable {
+    public var message: SentMessage?
+
+    public init(message: SentMessage?) {
+        self.message = message
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.singleValueContainer(), (try? container.decode(Bool.self)) != nil {
+            message = nil
+        } else {
+            message = try SentMessage(from: decoder)
+        }
+    }
+}
+
 /// An answer whose content the bot does not need (an edit returns the message or `true`):
 /// nothing of it is decoded.
 public struct IgnoredResult: Decodable, Sendable, Equatable {

@@ -2,8 +2,9 @@ import Logging
 import Networking
 
 /// Retries what is safe to retry: it waits out `retry_after` on 429, and backs off on 5xx and
-/// network failures (for messages, not on 504, which may follow a delivered message). It never retries 400, 401, 403 or 409. A message that may already have
-/// reached Telegram (the connection broke after sending) is not sent again: once beats twice.
+/// network failures. A call that posts to a chat is retried only when it certainly never
+/// reached Telegram (`sendVerdict`): once beats twice. Refusals (400, 401, 403, 409) are never
+/// retried, and no wait takes a call past its `patience`.
 public struct RetryingTelegramClient: TelegramClient {
     private let base: any TelegramClient
     private let policy: RetryPolicy
@@ -20,10 +21,13 @@ public struct RetryingTelegramClient: TelegramClient {
     }
 
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
-        try await withRetries(
+        let started = clock.elapsed()
+        return try await withRetries(
             policy: policy, clock: clock,
             delay: { error, attempt in
-                (error as? TelegramError).flatMap { delay(after: $0, attempt: attempt, request: request) }
+                guard let delay = delay(after: error, attempt: attempt, request: request) else { return nil }
+                if let patience = request.patience, clock.elapsed() - started + delay > patience { return nil }
+                return delay
             },
             willRetry: { [metrics] error, attempt, delay in
                 metrics.increment("vinylogue_retries_total", [("api", "telegram")])
@@ -35,20 +39,13 @@ public struct RetryingTelegramClient: TelegramClient {
         )
     }
 
-    private func delay<Response>(after error: TelegramError, attempt: Int, request: TelegramRequest<Response>) -> Duration? {
-        switch error {
-        case .retryAfter(let seconds):
-            return .seconds(seconds)
-        case .server(let status, _):
-            // A gateway timeout may come after the message was forwarded: once beats twice.
-            return request.postsToChat && status == 504 ? nil : policy.delay(beforeRetry: attempt)
-        case .transport(_, let mayHaveBeenDelivered):
-            return request.postsToChat && mayHaveBeenDelivered ? nil : policy.delay(beforeRetry: attempt)
-        case .undecodable:
-            // A garbled answer to a message may still mean it was posted.
-            return request.postsToChat ? nil : policy.delay(beforeRetry: attempt)
-        case .chatMigrated, .unauthorized, .conflict, .forbidden, .badRequest:
-            return nil
+    private func delay<Response>(after error: any Error, attempt: Int, request: TelegramRequest<Response>) -> Duration? {
+        switch error.sendVerdict {
+        case .notSent(let retryAfter?): .seconds(retryAfter)
+        case .notSent(nil): policy.delay(beforeRetry: attempt)
+        case .refused: nil
+        // Reading again is harmless; posting again could post twice.
+        case .mayHaveBeenSent: request.postsToChat || error is CancellationError ? nil : policy.delay(beforeRetry: attempt)
         }
     }
 }

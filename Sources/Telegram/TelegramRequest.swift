@@ -7,10 +7,10 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public var attachments: [String: InputFile]
     /// How long the HTTP exchange may take; long polls need more than their poll timeout.
     public var timeout: Duration
-    /// Runs right before each HTTP attempt, after every wait of the adaptors above (flood
-    /// limits, retries): the last moment to record that an answer is going out. If it
-    /// throws, nothing is sent and the error ends the call.
-    public var beforeSending: (@Sendable () async throws -> Void)?
+    /// How long the call may spend waiting between attempts (flood waits, backoff) before
+    /// it gives up: interactive calls, such as answering a button press within Telegram's
+    /// 15 seconds, must not wait out a long 429. Nil: the retry policy alone decides.
+    public var patience: Duration?
 
     public init(
         method: String, parameters: [String: JSONValue] = [:], attachments: [String: InputFile] = [:], timeout: Duration = .seconds(30)
@@ -21,10 +21,10 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
         self.timeout = timeout
     }
 
-    /// The same call, with `hook` run right before each HTTP attempt.
-    public func beforeSending(_ hook: @escaping @Sendable () async throws -> Void) -> TelegramRequest {
+    /// The same call, giving up on waits that would take it past `patience`.
+    public func patient(for patience: Duration) -> TelegramRequest {
         var copy = self
-        copy.beforeSending = hook
+        copy.patience = patience
         return copy
     }
 
@@ -34,6 +34,51 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     /// Whether the call posts something users see, so flood limits and once-only delivery apply.
     public var postsToChat: Bool {
         ["sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption"].contains(method)
+    }
+
+    /// The same call, its answer read as `Other`.
+    public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {
+        var copy = TelegramRequest<Other>(method: method, parameters: parameters, attachments: attachments, timeout: timeout)
+        copy.patience = patience
+        return copy
+    }
+
+    /// The same photo call (`sendPhoto`, `editMessageMedia`) with another picture; other
+    /// calls are returned as they are.
+    public func withPhoto(_ photo: PhotoSource) -> TelegramRequest {
+        var copy = self
+        switch (method, photo) {
+        case ("sendPhoto", .upload(let file)):
+            copy.parameters["photo"] = nil
+            copy.attachments["photo"] = file
+        case ("sendPhoto", .fileID(let id)):
+            copy.parameters["photo"] = .string(id)
+            copy.attachments["photo"] = nil
+        case ("editMessageMedia", _):
+            guard case .object(var media)? = parameters["media"] else { return self }
+            switch photo {
+            case .upload(let file):
+                media["media"] = .string("attach://photo")
+                copy.attachments["photo"] = file
+            case .fileID(let id):
+                media["media"] = .string(id)
+                copy.attachments["photo"] = nil
+            }
+            copy.parameters["media"] = .object(media)
+        default:
+            break
+        }
+        return copy
+    }
+
+    /// Whether the call names a photo Telegram already has, by its `file_id`.
+    public var sendsStoredPhoto: Bool {
+        guard attachments.isEmpty else { return false }
+        switch method {
+        case "sendPhoto": return parameters["photo"] != nil
+        case "editMessageMedia": return true
+        default: return false
+        }
     }
 
     /// The same call aimed at another chat.

@@ -51,19 +51,34 @@ struct PostWeeklyCommand: AsyncParsableCommand {
             }
             print("\(progress): posting…")
             let outcome = await services.poster.post(chat: item.chat, dueAt: item.instant, force: force)
-            print("\(progress): \(Self.describe(outcome))")
-            if case .posted = outcome {} else if outcome != .alreadyPosted && outcome != .nobodyTracked { failed = true }
+            guard case let .posted(messages, users) = outcome else {
+                print("\(progress): \(Self.describe(outcome))")
+                if outcome != .alreadyPosted && outcome != .nobodyTracked && outcome != .inProgress { failed = true }
+                continue
+            }
+            // The post is in the outbox: send it, and say what became of each message.
+            await services.outbox.idle()
+            let states = try await store.outboxStates(of: messages)
+            let sent = states.values.filter { $0 == .sent }.count
+            let summary = "\(WeekDescription.count(messages.count, "message")) for \(WeekDescription.count(users, "user"))"
+            guard sent < messages.count else {
+                print("\(progress): posted \(summary)")
+                continue
+            }
+            let waiting = states.values.filter { $0 == .pending || $0 == .sending }.count
+            print("\(progress): sent \(sent) of \(summary); \(waiting) wait in the outbox for the bot (or the next post-weekly), "
+                + "\(messages.count - sent - waiting) could not be sent (see the log)")
+            if messages.count - sent - waiting > 0 { failed = true }
         }
         if failed { throw ExitCode.failure }
     }
 
     static func describe(_ outcome: WeeklyPostOutcome) -> String {
         switch outcome {
-        case let .posted(messages, users): "posted \(WeekDescription.count(messages, "message")) for \(WeekDescription.count(users, "user"))"
+        case let .posted(messages, users): "posted \(WeekDescription.count(messages.count, "message")) for \(WeekDescription.count(users, "user"))"
         case .alreadyPosted: "already posted this week (use --force to post again)"
         case .nobodyTracked: "nobody is tracked; nothing to post"
-        case .inProgress: "another run is posting there right now"
-        case .chatGone: "the chat is gone or removed the bot; its weekly post is now off"
+        case .inProgress: "another process is posting there right now; skipped"
         case .lastFMDown: "Last.fm failed for every user; nothing sent, try again later"
         case .interrupted: "stopped part-way; run again to send the rest"
         case .storageFailed: "the database could not be read or written"

@@ -81,20 +81,20 @@ struct BotHarness {
         admins: [Int64] = [],
         rateLimits: RateLimitGuard.Limits = .init(),
         breakerClock: any Clock<Duration> = ContinuousClock(),
-        delivery: ReplyDelivery.Policy = .init(),
+        delivery: OutboxDeliverer.Settings = .init(),
         now: (@Sendable () -> Date)? = nil,
         weeklyMessageLength: Int = 4096,
         metrics: BotMetrics = .none,
         collageRenderer: any CollageRendering = CollageRenderer()
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
-        let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4), delivery: delivery)
+        let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
         let assembly = BotAssembly(
             configuration: configuration(admins: admins, rateLimits: rateLimits), lastFMTransport: transport,
             lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
+                lastFMRequestsPerSecond: 50, bot: settings, delivery: delivery, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
                 collageRenderer: collageRenderer
             )
         )
@@ -109,7 +109,7 @@ struct BotHarness {
         admins: [Int64] = [],
         rateLimits: RateLimitGuard.Limits = .init(),
         breakerClock: any Clock<Duration> = ContinuousClock(),
-        delivery: ReplyDelivery.Policy = .init()
+        delivery: OutboxDeliverer.Settings = .init()
     ) async throws -> BotService {
         try await services(
             clock: clock, poller: poller, token: token, admins: admins, rateLimits: rateLimits, breakerClock: breakerClock, delivery: delivery

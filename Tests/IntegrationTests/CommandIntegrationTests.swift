@@ -243,19 +243,22 @@ import TestLogging
         await harness.stop()
     }
 
-    @Test(arguments: [(403, "Forbidden: bot was kicked from the group chat"), (400, "Bad Request: chat not found")])
-    func aChatThatIsGoneIsMarkedInactive(code: Int, description: String) async throws {
+    @Test(arguments: [FakeTelegram.Gone.blocked, .notFound])
+    func aChatThatIsGoneIsMarkedInactiveAndItsQueueDropped(how: FakeTelegram.Gone) async throws {
         let harness = try await BotHarness.start()
-        await harness.telegram.inject(.error(code: code, description: description), method: "sendMessage")
+        await harness.telegram.setGone(group, how)
         await harness.telegram.pushMessage("/help", chatID: group)
-        await harness.telegram.pushMessage("/help", chatID: group)
-        let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        let services = try await harness.services(clock: ImmediateClock())
+        let bot = RunningBot(services.bot)
+        await harness.telegram.waitForCalls("sendMessage")
+        await services.outbox.idle()
         try await bot.shutDown()
 
         let blocked = try await BotStore(path: harness.databasePath).settings(for: group)
         #expect(!blocked.active)
         #expect(blocked.weeklyPost == false)
+        #expect(await harness.telegram.delivered.isEmpty)
+        #expect(await harness.telegram.calls("sendMessage").count == 1)
         await harness.stop()
     }
 
@@ -303,7 +306,7 @@ import TestLogging
         // The wait before the next round outlasts the shutdown grace, so that the shutdown
         // finds the reply waiting, not in flight (a reply in flight may have arrived and is
         // not sent again).
-        let patient = ReplyDelivery.Policy(backoff: RetryPolicy(maxAttempts: .max, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0))
+        let patient = OutboxDeliverer.Settings(backoff: RetryPolicy(maxAttempts: .max, initialDelay: .seconds(60), maxDelay: .seconds(60), jitter: 0))
         let first = RunningBot(try await harness.bot(clock: clock, delivery: patient))
         // Five tries, a second apart as Telegram asks; then the reply waits to be tried again.
         for attempt in 1...5 {

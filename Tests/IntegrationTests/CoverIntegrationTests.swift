@@ -271,7 +271,8 @@ final class RecordingRenderer: CollageRendering {
         let renderer = RecordingRenderer()
         let services = try await harness.services(clock: ImmediateClock(), collageRenderer: renderer)
 
-        #expect(await services.poster.post(chat: group, dueAt: BotHarness.now) == .posted(messages: 2, users: 2))
+        #expect(await services.poster.post(chat: group, dueAt: BotHarness.now).posted == [2, 2])
+        await services.outbox.idle()
         let delivered = await harness.telegram.delivered
         try #require(delivered.map(\.method) == ["sendPhoto", "sendMessage"])
         let header = ChartFormatter.telegram.weeklyHeader(for: WeeklyPostComposer.week(at: BotHarness.now))

@@ -30,6 +30,14 @@ private final class TestDate: Sendable {
     }
 }
 
+extension WeeklyPostOutcome {
+    /// The numbers of messages and of users of a post handed to the outbox.
+    var posted: [Int]? {
+        guard case let .posted(messages, users) = self else { return nil }
+        return [messages.count, users]
+    }
+}
+
 @Suite(.capturingLogs, .timeLimit(.minutes(2))) struct WeeklyPostTests {
     /// Turns the weekly post on for `chat`, with `users` tracked.
     private func prepare(_ harness: BotHarness, chat: Int64, users: [String], schedule: String? = nil, zone: String? = nil) async throws {
@@ -82,44 +90,49 @@ private final class TestDate: Sendable {
         // The post was due Monday 09:00 while the bot was down: it goes out once now.
         await services.scheduler.tick()
         await services.scheduler.tick()
+        await services.outbox.idle()
         #expect(await harness.telegram.delivered.count == 1)
         // A bot down over the next Monday that starts on Sunday afternoon, after the Last.fm
         // week ended, posts nothing for the week it missed.
         date.set(1_795_424_400 + 7 * 24 * 3600 - 20 * 3600) // Sun 29 Nov, 13:00 UTC
         await services.scheduler.tick()
+        await services.outbox.idle()
         #expect(await harness.telegram.delivered.count == 1)
         date.set(1_795_424_400 + 7 * 24 * 3600) // Mon 30 Nov, 09:00 UTC
         await services.scheduler.tick()
+        await services.outbox.idle()
         #expect(await harness.telegram.delivered.count == 2)
         await harness.stop()
     }
 
-    @Test func aRestartInTheMiddleOfAPostResumesWithTheRestAndPostsNobodyTwice() async throws {
+    /// The whole post is handed to the outbox at once: a stop between two of its messages
+    /// leaves the rest to the next start, which sends each of them once.
+    @Test func aStopInTheMiddleOfAPostLeavesTheRestToTheNextStartAndPostsNobodyTwice() async throws {
         let harness = try await BotHarness.start()
         let users = ["alice", "bob", "slowpoke"]
         try await prepare(harness, chat: -8003, users: users)
         let instant = Date(timeIntervalSince1970: 1_794_819_600)
         let clock = TestClock()
         // Short messages, so that the post takes several, a second apart.
-        func poster(_ clock: any Clock<Duration>) async throws -> WeeklyPoster {
-            try await harness.services(clock: clock, weeklyMessageLength: 100).poster
+        let first = try await harness.services(clock: clock, weeklyMessageLength: 100)
+        let delivering = Task { await first.outbox.run() }
+        guard case .posted(let messages, let posted) = await first.poster.post(chat: -8003, dueAt: instant) else {
+            Issue.record("not posted")
+            return
         }
-        let first = try await poster(clock)
-        let interrupted = Task { await first.post(chat: -8003, dueAt: instant) }
+        #expect(posted == 3)
+        #expect(messages.count == 2)
         await harness.telegram.waitForCalls("sendMessage")
         // The second message waits for the chat's flood limit when the process stops.
         #expect(await clock.waitForSleeper())
-        interrupted.cancel()
-        #expect(await interrupted.value == .interrupted)
+        delivering.cancel()
+        await first.outbox.idle()
         #expect(await harness.telegram.delivered.count == 1)
 
-        let second = try await poster(ImmediateClock())
-        guard case .posted(_, let resumedUsers) = await second.post(chat: -8003, dueAt: instant) else {
-            Issue.record("not resumed")
-            return
-        }
-        #expect(resumedUsers == 2)
-        #expect(await second.post(chat: -8003, dueAt: instant) == .alreadyPosted)
+        let second = try await harness.services(clock: ImmediateClock(), weeklyMessageLength: 100)
+        #expect(await second.poster.post(chat: -8003, dueAt: instant) == .alreadyPosted)
+        await second.outbox.scan()
+        await second.outbox.idle()
         let texts = await harness.telegram.delivered.map { $0.text ?? "" }
         #expect(texts.count == 2)
         for user in users { #expect(texts.filter { $0.contains("<b>\(user)</b>") }.count == 1, "\(user)") }
@@ -134,11 +147,12 @@ private final class TestDate: Sendable {
         let services = try await harness.services(clock: ImmediateClock())
         let due = try await services.scheduler.due(at: BotHarness.now)
         #expect(due.map(\.chat) == [-8004])
-        for item in due { #expect(await services.poster.post(chat: item.chat, dueAt: item.instant) == .posted(messages: 1, users: 2)) }
+        for item in due { #expect(await services.poster.post(chat: item.chat, dueAt: item.instant).posted == [1, 2]) }
         #expect(try await services.scheduler.due(at: BotHarness.now).isEmpty)
         let forced = try await services.scheduler.due(at: BotHarness.now, includingPosted: true)
         #expect(await services.poster.post(chat: -8004, dueAt: forced[0].instant) == .alreadyPosted)
-        #expect(await services.poster.post(chat: -8004, dueAt: forced[0].instant, force: true) == .posted(messages: 1, users: 2))
+        #expect(await services.poster.post(chat: -8004, dueAt: forced[0].instant, force: true).posted == [1, 2])
+        await services.outbox.idle()
         #expect(await harness.telegram.delivered.count == 2)
         await harness.stop()
     }
@@ -168,6 +182,7 @@ private final class TestDate: Sendable {
         await harness.telegram.setGone(-9003)
         let services = try await harness.services(clock: ImmediateClock())
         await services.scheduler.tick()
+        await services.outbox.idle()
 
         let delivered = await harness.telegram.delivered
         let first = try #require(delivered.first { $0.chatID == -9001 }?.text)
@@ -185,8 +200,8 @@ private final class TestDate: Sendable {
         let calls = await harness.lastFM.calls.filter { $0.user?.lowercased() != "user5" && $0.method != "album.getinfo" }
         #expect(calls.count <= 2 * 9 + 2)
         #expect(await harness.lastFM.count("album.getinfo") <= 9)
-        #expect(harness.logs.text.contains("weekly post sent"))
-        #expect(harness.logs.text.contains("turning its weekly post off"))
+        #expect(harness.logs.text.contains("weekly post handed to the outbox"))
+        #expect(harness.logs.text.contains("the bot can no longer post here"))
         await harness.stop()
     }
 

@@ -59,9 +59,10 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: chartList))
         let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").rateLimited(requestsPerSecond: 5, clock: clock)
         for _ in 0..<5 { _ = try await lastFM.weeklyChartList(user: "rj") }
+        // Five in any second: the sixth goes a second after the first.
         let sixth = Task { try await lastFM.weeklyChartList(user: "rj") }
         #expect(await clock.waitForSleeper())
-        await clock.advance(by: .milliseconds(100))
+        await clock.advance(by: .milliseconds(900))
         #expect(transport.requests.count == 5)
         await clock.advance(by: .milliseconds(100))
         _ = try await sixth.value

@@ -5,36 +5,39 @@ import TestSupport
 import TestLogging
 
 @Suite(.capturingLogs) struct TokenBucketTests {
-    @Test func burstThenDeniesWithTimeUntilRefill() async {
-        let clock = TestClock()
-        let bucket = TokenBucket(allowing: 3, per: .seconds(3), clock: clock)
-        for _ in 0..<3 { #expect(await bucket.tryTake() == .allowed) }
-        #expect(await bucket.tryTake() == .denied(retryAfter: .seconds(1)))
-        await clock.advance(by: .milliseconds(500))
-        #expect(await bucket.tryTake() == .denied(retryAfter: .milliseconds(500)))
-        await clock.advance(by: .milliseconds(500))
-        #expect(await bucket.tryTake() == .allowed)
+    @Test func burstThenDeniesWithTimeUntilRefill() {
+        var bucket = TokenBucketState(capacity: 3, refill: 3, per: .seconds(3), now: .zero)
+        for _ in 0..<3 { #expect(bucket.tryTake(now: .zero) == .allowed) }
+        #expect(bucket.tryTake(now: .zero) == .denied(retryAfter: .seconds(1)))
+        #expect(bucket.tryTake(now: .milliseconds(500)) == .denied(retryAfter: .milliseconds(500)))
+        #expect(bucket.tryTake(now: .seconds(1)) == .allowed)
     }
 
-    @Test func refillNeverExceedsCapacity() async {
-        let clock = TestClock()
-        let bucket = TokenBucket(allowing: 2, per: .seconds(1), clock: clock)
-        await clock.advance(by: .seconds(60))
-        #expect(await bucket.tryTake() == .allowed)
-        #expect(await bucket.tryTake() == .allowed)
-        #expect(await bucket.tryTake() != .allowed)
+    @Test func refillNeverExceedsCapacity() {
+        var bucket = TokenBucketState(capacity: 2, refill: 2, per: .seconds(1), now: .zero)
+        #expect(bucket.tryTake(now: .seconds(60)) == .allowed)
+        #expect(bucket.tryTake(now: .seconds(60)) == .allowed)
+        #expect(bucket.tryTake(now: .seconds(60)) != .allowed)
     }
+}
 
-    @Test func takeWaitsForTheClock() async throws {
+@Suite(.capturingLogs) struct RequestPacerTests {
+    /// Callers are served in the order they ask, each at the first moment within the limit.
+    @Test func waitersAreGivenTheirSlotsFirstComeFirstServed() async throws {
         let clock = TestClock()
-        let bucket = TokenBucket(allowing: 1, per: .seconds(2), clock: clock)
-        try await bucket.take()
-        let second = Task { try await bucket.take() }
+        let pacer = RequestPacer(limit: 2, per: .seconds(1), clock: ElapsedClock(clock))
+        try await pacer.next()
+        try await pacer.next()
+        let third = Task { try await pacer.next() }
+        #expect(await clock.waitForSleeper())
+        let fourth = Task { try await pacer.next() }
+        await clock.advance(by: .seconds(1))
+        try await third.value
+        try await fourth.value
+        let fifth = Task { try await pacer.next() }
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(1))
-        await clock.advance(by: .seconds(1))
-        try await second.value
-        #expect(await bucket.tryTake() != .allowed)
+        try await fifth.value
     }
 }
 

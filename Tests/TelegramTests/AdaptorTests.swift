@@ -82,50 +82,32 @@ actor MigrationLog {
     func add(_ from: Int64, _ to: Int64) { entries.append(Pair(from: from, to: to)) }
 }
 
-@Suite(.capturingLogs) struct ThrottleTests {
-    private func throttled(_ clock: TestClock<Duration>) -> (ThrottledTelegramClient, ScriptedTransport) {
-        let always = ScriptedTransport([], fallback: .respond(status: 200, body: sent))
-        let http = HTTPTelegramClient(transport: always, baseURL: URL(string: "http://fake")!, token: tokenSecret)
-        return (http.throttled(clock: clock), always)
+/// Flood limits are reserved, not polled: each message is given the first moment that keeps
+/// its chat's limits, in the order asked.
+@Suite(.capturingLogs) struct FloodLimiterTests {
+    @Test func oneMessagePerSecondPerChatAndOtherChatsAreNotHeld() {
+        let limiter = FloodLimiter()
+        #expect(limiter.reserve(in: 1, now: .zero) == .zero)
+        #expect(limiter.reserve(in: 1, now: .zero) == .seconds(1))
+        #expect(limiter.reserve(in: 1, now: .zero) == .seconds(2))
+        #expect(limiter.reserve(in: 2, now: .zero) == .zero)
     }
 
-    @Test func oneMessagePerSecondPerChat() async throws {
-        let clock = TestClock()
-        let (client, transport) = throttled(clock)
-        try await client.sendMessage(chatID: 1, html: "a")
-        let second = Task { try await client.sendMessage(chatID: 1, html: "b") }
-        #expect(await clock.waitForSleeper())
-        try await client.sendMessage(chatID: 2, html: "other chat is not held")
-        #expect(transport.requests.count == 2)
-        await clock.advance(by: .seconds(1))
-        _ = try await second.value
-        #expect(transport.requests.count == 3)
+    @Test func supergroupsGetTenAMinuteAndBasicGroupsTwenty() {
+        let limiter = FloodLimiter()
+        let margin = FloodLimits().margin
+        var last = Duration.zero
+        for _ in 0..<10 { last = limiter.reserve(in: -1_001_234_567_890, now: last) }
+        // The first of the ten went at 0 s: the eleventh may go a minute later, plus the margin.
+        #expect(limiter.reserve(in: -1_001_234_567_890, now: last) == .seconds(60) + margin)
+        last = .zero
+        for _ in 0..<20 { last = limiter.reserve(in: -5, now: last) }
+        #expect(limiter.reserve(in: -5, now: last) == .seconds(60) + margin)
     }
 
-    @Test func supergroupsGetTenAMinute() async throws {
-        let clock = TestClock()
-        let (client, transport) = throttled(clock)
-        for n in 0..<10 {
-            try await client.sendMessage(chatID: -1_001_234_567_890, html: "\(n)")
-            await clock.advance(by: .seconds(1))
-        }
-        let eleventh = Task { try await client.sendMessage(chatID: -1_001_234_567_890, html: "11") }
-        #expect(await clock.waitForSleeper())
-        try await client.sendMessage(chatID: -5, html: "a basic group has its own, larger allowance")
-        #expect(transport.requests.count == 11)
-        // The first of the ten went at 0 s and it is 10 s now: the eleventh may go at 60 s,
-        // plus the margin for arrival jitter.
-        await clock.advance(by: .seconds(50))
-        #expect(transport.requests.count == 11)
-        await clock.advance(by: FloodLimits().margin)
-        _ = try await eleventh.value
-        #expect(transport.requests.count == 12)
-    }
-
-    @Test func pollingIsNotThrottled() async throws {
-        let clock = TestClock()
-        let (client, transport) = throttled(clock)
-        for _ in 0..<5 { _ = try? await client.answerCallbackQuery(id: "q") }
-        #expect(transport.requests.count == 5)
+    @Test func thirtyASecondOverall() {
+        let limiter = FloodLimiter()
+        for _ in 0..<30 { #expect(limiter.reserveOverall(now: .zero) == .zero) }
+        #expect(limiter.reserveOverall(now: .zero) == .seconds(1) + FloodLimits().margin)
     }
 }

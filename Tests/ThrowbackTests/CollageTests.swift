@@ -116,13 +116,13 @@ import TestLogging
 @Suite(.capturingLogs) struct CoversCommandTests {
     @Test func coversTurnsCollagesOffAndOnForThisChatOrANamedOne() async throws {
         let store = try BotStore.inMemory()
-        let command = CoversCommand(guards: [], store: store)
+        let command = CoversCommand(guards: [])
         let here = CommandInvocation(chatID: -10, isPrivateChat: false, userID: 1)
         func run(_ arguments: [String]) async -> BotReply {
             var invocation = here
             invocation.arguments = arguments
             switch command.parse(invocation) {
-            case .success(let parsed): return await command.execute(parsed)
+            case .success(let parsed): return await command.execute(parsed).committed(to: store)
             case .failure(let error): return .text(command.spec.usageMessage(error))
             }
         }

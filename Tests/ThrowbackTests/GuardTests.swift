@@ -270,7 +270,9 @@ private final class GatedTransport: HTTPTransport {
         let summary = ChartSummary(
             user: name, range: WeeklyChartRange(fromUnix: 0, toUnix: 604_800), yearsAgo: 2, albums: [], canGoBack: true, canGoForward: true
         )
-        let keyboard = try #require(try await navigation.keyboard(for: .throwback(.chart(summary))))
+        let buttons = YearNavigation.buttons(for: .throwback(.chart(summary)))
+        try await store.write { try $0.saveButtonNames(buttons) }
+        let keyboard = try #require(buttons.keyboard)
         let data = keyboard.rows[0].map(\.callbackData)
         #expect(data.allSatisfy { $0.utf8.count <= 64 })
         #expect(await navigation.target(from: data[0]) == .init(user: name, yearsAgo: 3))

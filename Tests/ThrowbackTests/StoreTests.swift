@@ -10,7 +10,7 @@ import TestLogging
         let store = try BotStore.inMemory()
         #expect(try await store.addToRoster(["RJ", "eartle", "rj"], chat: -1, limit: 50) == ["RJ", "eartle"])
         #expect(try await store.roster(of: -1).map(\.lastFMName) == ["RJ", "eartle"])
-        #expect(try await store.removeFromRoster("EARTLE", chat: -1)?.lastFMName == "eartle")
+        #expect(try await store.write { try $0.removeFromRoster("EARTLE", chat: -1) }?.lastFMName == "eartle")
         #expect(try await store.addToRoster(["a1", "b2", "c3"], chat: -1, limit: 2) == ["a1"])
     }
 
@@ -26,7 +26,7 @@ import TestLogging
 
     @Test func aForbiddenChatIsMarkedInactiveWithItsWeeklyPostOff() async throws {
         let store = try BotStore.inMemory()
-        try await store.markInactive(-7)
+        try await store.write { try $0.markInactive(-7) }
         let settings = try await store.settings(for: -7)
         #expect(!settings.active)
         #expect(settings.weeklyPost == false)
@@ -71,23 +71,28 @@ import TestLogging
         #expect(try await journal.record(batch, nextOffset: 7).map(\.updateID) == [5, 6])
         #expect(try await journal.offset() == 7)
         #expect(try await journal.unhandled().map(\.updateID) == [5, 6])
-        try await journal.markHandled(batch[0])
-        #expect(try await journal.isHandled(batch[0]))
+        try await store.write { try $0.markHandled(batch[0], at: Date()) }
         #expect(try await journal.unhandled().map(\.updateID) == [6])
         // Telegram delivers the same batch again: nothing is new.
         #expect(try await journal.record(batch, nextOffset: 7).isEmpty)
         #expect(try await journal.unhandled().map(\.updateID) == [6])
-        // An answer that never left puts its update back.
-        try journal.reopen(batch[0])
-        #expect(try await !journal.isHandled(batch[0]))
-        #expect(try await Set(journal.unhandled().map(\.updateID)) == [5, 6])
+        // Handling that fails part-way commits nothing: the update stays in the inbox.
+        struct Failure: Error {}
+        await #expect(throws: Failure.self) {
+            try await store.write { transaction in
+                try transaction.markHandled(batch[1], at: Date())
+                throw Failure()
+            }
+        }
+        #expect(try await journal.unhandled().map(\.updateID) == [6])
     }
 
     @Test func renumberedUpdatesAreNewAndTheOffsetFollowsThemDown() async throws {
-        let journal = UpdateJournal(store: try BotStore.inMemory())
+        let store = try BotStore.inMemory()
+        let journal = UpdateJournal(store: store)
         let old = [message(900, id: 1), message(901, id: 2)]
         _ = try await journal.record(old, nextOffset: 902)
-        for update in old { try await journal.markHandled(update) }
+        for update in old { try await store.write { try $0.markHandled(update, at: Date()) } }
         // A week later Telegram starts again at a lower id, reusing 900.
         let renumbered = [message(899, id: 3), message(900, id: 4)]
         #expect(try await journal.record(renumbered, nextOffset: 901).map(\.updateID) == [899, 900])

@@ -24,6 +24,7 @@ public struct BotAssembly: Sendable {
         public var lastFMRetry: RetryPolicy
         public var telegramRetry: RetryPolicy
         public var bot: BotService.Settings?
+        public var delivery: OutboxDeliverer.Settings
         /// The longest message of a weekly post, in UTF-16 units: Telegram's 4096.
         public var weeklyMessageLength: Int
         /// Where counters go; a Prometheus registry when `/metrics` is served.
@@ -47,6 +48,7 @@ public struct BotAssembly: Sendable {
             lastFMRetry: RetryPolicy = RetryPolicy(),
             telegramRetry: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
             bot: BotService.Settings? = nil,
+            delivery: OutboxDeliverer.Settings = OutboxDeliverer.Settings(),
             weeklyMessageLength: Int = 4096,
             metrics: BotMetrics = .none,
             unknownUserHint: String? = nil,
@@ -65,6 +67,7 @@ public struct BotAssembly: Sendable {
             self.lastFMRetry = lastFMRetry
             self.telegramRetry = telegramRetry
             self.bot = bot
+            self.delivery = delivery
             self.weeklyMessageLength = weeklyMessageLength
             self.metrics = metrics
             self.unknownUserHint = unknownUserHint
@@ -127,7 +130,8 @@ public struct BotAssembly: Sendable {
             engine: ThrowbackEngine(lastFM: lastFM, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
             breaker: breaker,
-            admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock),
+            // An admin check is part of answering a command: it does not wait out a long 429.
+            admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock, patience: .seconds(10)),
             validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock, unknownUserHint: options.unknownUserHint),
             weekly: weekly, unknownUserHint: options.unknownUserHint
         )) { outcome in
@@ -174,14 +178,17 @@ public struct BotAssembly: Sendable {
         )
     }
 
-    /// The bot and its weekly post, sharing one Last.fm client chain and one Telegram client chain.
+    /// The bot and its weekly post, sharing one Last.fm client chain, one Telegram client
+    /// chain and one outbox.
     public struct Services: Sendable {
-        /// Polls and answers.
+        /// Polls, answers, and runs the outbox's deliverer while it runs.
         public let bot: BotService
         /// Posts weekly throwbacks when they are due.
         public let scheduler: WeeklyScheduler
-        /// Sends one chat's weekly post, exactly once per week.
+        /// Composes one chat's weekly post for the outbox, exactly once per week.
         public let poster: WeeklyPoster
+        /// Sends every message, from the outbox.
+        public let outbox: OutboxDeliverer
         /// The weekly post as it would read, without sending.
         public let preview: WeeklyPostPreview
         /// Whether polling works and the database takes writes, for `/healthz`.
@@ -191,6 +198,9 @@ public struct BotAssembly: Sendable {
         public var all: [any Service] { [bot, scheduler] }
     }
 
+    /// How long replies may wait in the outbox, from `REPLY_TTL`.
+    public var lifetimes: OutboxLifetimes { OutboxLifetimes(reply: configuration.replyTTL) }
+
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
         let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock)
@@ -198,19 +208,23 @@ public struct BotAssembly: Sendable {
         let telegramLogger = options.makeLogger("telegram")
         let http = HTTPTelegramClient(transport: telegramTransport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
             .instrumented(options.metrics)
-        let replies = http
-            .throttled(clock: options.clock)
-            .retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics)
-            .followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
+        // Calls that are no chat message (admin lists, answers to presses): retried within their patience.
+        let calls = http.retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics)
+        // Chat messages: the outbox keeps the flood limits and retries them itself.
+        let messages = http.followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
         let photos = collagePhotos(lastFM: lastFM, store: store, keepCovers: true)
+        let outbox = OutboxDeliverer(
+            store: store, telegram: messages, photos: photos, settings: options.delivery, clock: options.clock, now: options.now,
+            metrics: options.metrics, logger: options.makeLogger("outbox")
+        )
         let poster = WeeklyPoster(
-            composer: composer, store: store, telegram: replies, now: options.now, photos: photos,
-            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), metrics: options.metrics,
-            logger: weeklyLogger
+            composer: composer, store: store, outbox: outbox, now: options.now, photos: photos,
+            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), lifetimes: lifetimes,
+            metrics: options.metrics, logger: weeklyLogger
         )
         let changes = ScheduleChanges()
         let weekly = WeeklyPostControls(
@@ -218,10 +232,10 @@ public struct BotAssembly: Sendable {
         )
         let settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
         let bot = BotService(
-            telegram: replies, pollingClient: http,
-            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: replies, weekly: weekly),
-            store: store, journal: UpdateJournal(store: store, now: options.now), settings: settings, photos: photos,
-            health: health, metrics: options.metrics, now: options.now, clock: options.clock, onServing: options.onServing,
+            telegram: calls, pollingClient: http,
+            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: calls, weekly: weekly),
+            store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
+            photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock, onServing: options.onServing,
             logger: logger
         )
         let scheduler = WeeklyScheduler(
@@ -229,7 +243,8 @@ public struct BotAssembly: Sendable {
             logger: weeklyLogger
         )
         return Services(
-            bot: bot, scheduler: scheduler, poster: poster, preview: WeeklyPostPreview(composer: composer, store: store), health: health
+            bot: bot, scheduler: scheduler, poster: poster, outbox: outbox, preview: WeeklyPostPreview(composer: composer, store: store),
+            health: health
         )
     }
 }

@@ -6,38 +6,40 @@ import ServiceLifecycle
 import Telegram
 
 /// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, the bot's profile),
-/// then poll → journal → dispatch → reply until graceful shutdown, which cancels the
-/// in-flight poll at once and gives replies in progress a few seconds.
+/// then poll → journal → dispatch → outbox until graceful shutdown, which cancels the
+/// in-flight poll at once, gives updates in progress a few seconds, and then gives messages
+/// being sent a few seconds more. What is left waits in the inbox and the outbox for the
+/// next start.
 public struct BotService: Service, CustomStringConvertible {
     public struct Settings: Sendable {
         public var poller: LongPoller.Configuration
         public var maxConcurrentChats: Int
         public var shutdownGrace: Duration
         public var startupBackoff: RetryPolicy
-        public var delivery: ReplyDelivery.Policy
 
         public init(
             poller: LongPoller.Configuration = .init(),
             maxConcurrentChats: Int = 16,
             shutdownGrace: Duration = .seconds(4),
-            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60)),
-            delivery: ReplyDelivery.Policy = .init()
+            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60))
         ) {
             self.poller = poller
             self.maxConcurrentChats = maxConcurrentChats
             self.shutdownGrace = shutdownGrace
             self.startupBackoff = startupBackoff
-            self.delivery = delivery
         }
     }
 
-    /// The client for replies: throttled, retrying, following migrations.
+    /// The client for calls that are no chat message (answers to button presses): retrying,
+    /// within each call's patience.
     private let telegram: any TelegramClient
     /// The client for polling, without adaptors: the poller does its own backoff.
     private let pollingClient: any TelegramClient
     private let commands: BotCommands
     private let store: BotStore
     private let journal: UpdateJournal
+    private let outbox: OutboxDeliverer
+    private let lifetimes: OutboxLifetimes
     private let settings: Settings
     private let photos: CollagePhotos?
     private let health: BotHealth?
@@ -50,10 +52,13 @@ public struct BotService: Service, CustomStringConvertible {
 
     public init(
         telegram: any TelegramClient, pollingClient: any TelegramClient, commands: BotCommands, store: BotStore,
-        journal: UpdateJournal, settings: Settings = Settings(), photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
+        journal: UpdateJournal, outbox: OutboxDeliverer, lifetimes: OutboxLifetimes = OutboxLifetimes(), settings: Settings = Settings(),
+        photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
         onServing: @escaping @Sendable () -> Void = {}, logger: Logger = Logger(label: "bot")
     ) {
+        self.outbox = outbox
+        self.lifetimes = lifetimes
         self.onServing = onServing
         self.telegram = telegram
         self.pollingClient = pollingClient
@@ -79,9 +84,8 @@ public struct BotService: Service, CustomStringConvertible {
         onServing()
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
-            navigation: YearNavigation(store: store), store: store,
-            delivery: ReplyDelivery(telegram: telegram, journal: journal, store: store, policy: settings.delivery, clock: clock, logger: logger),
-            photos: photos, logger: logger
+            navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes,
+            now: now, clock: clock, logger: logger
         )
         let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
         let leftovers = try await journal.unhandled()
@@ -107,10 +111,21 @@ public struct BotService: Service, CustomStringConvertible {
             onPoll: { health?.pollSucceeded() }
         )
         let dispatcher = UpdateDispatcher(
-            maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock,
-            handler: { await handler.handle($0) }
+            maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock, handler: handler
         )
-        try await dispatcher.run(chain(leftovers.async, poller).cancelOnGracefulShutdown())
+        try await withThrowingTaskGroup(of: Void.self) { [outbox] delivery in
+            // Messages left from the last run, and from other processes, are found by scanning.
+            delivery.addTask { await outbox.run() }
+            defer { delivery.cancelAll() }
+            do {
+                try await dispatcher.run(chain(leftovers.async, poller).cancelOnGracefulShutdown())
+            } catch {
+                await outbox.stop()
+                throw error
+            }
+            // The answers of the last updates handled go out, as far as the grace allows.
+            await outbox.stop()
+        }
         logger.info("bot stopped")
     }
 

@@ -2,18 +2,18 @@ import DequeModule
 import Synchronization
 import Telegram
 
-/// The updates waiting to be handled: first in, first out within a chat, and a chat is
-/// given to one worker at a time, so that its updates are answered in order while other
-/// chats go ahead. Intake waits when too many updates are queued.
+/// The updates waiting to be handled, as they arrived: first in, first out within a chat,
+/// and a chat is given to one worker at a time, so that its updates are answered in order
+/// while other chats go ahead. Intake waits when too many updates are queued.
 ///
 /// `close()` is synchronous and callable from any thread (a graceful-shutdown handler):
 /// workers then take nothing new, and a waiting intake gives up.
 final class ChatQueue: Sendable {
     /// An update, and the chat a worker holds while handling it.
-    typealias Work = (chat: Int64, update: Update)
+    typealias Work = ChatUpdateHandler.Arrival
 
     private struct State {
-        var lanes: [Int64: Deque<Update>] = [:]
+        var lanes: [Int64: Deque<Work>] = [:]
         /// Chats with queued updates and no worker, in the order they became ready.
         var ready = Deque<Int64>()
         var busy = Set<Int64>()
@@ -32,8 +32,8 @@ final class ChatQueue: Sendable {
     }
 
     /// Queues an update; waits while the queue is full. False once closed.
-    func enqueue(_ update: Update) async -> Bool {
-        let chat = update.chatID ?? 0
+    func enqueue(_ update: Work) async -> Bool {
+        let chat = update.chat
         while true {
             let (accepted, wake) = state.withLock { state -> (Bool?, (CheckedContinuation<Work?, Never>, Work)?) in
                 if state.closed { return (false, nil) }
@@ -125,7 +125,7 @@ final class ChatQueue: Sendable {
         if state.lanes[chat]?.isEmpty == true { state.lanes[chat] = nil }
         state.busy.insert(chat)
         state.queued -= 1
-        return (chat, update)
+        return update
     }
 
     /// Hands ready work to an idle worker, if both exist.

@@ -1,32 +1,65 @@
+import Foundation
 import Logging
+import Networking
 import Telegram
 
-/// Turns one Telegram update into at most one answer. Commands are answered as a reply to
-/// the command message, in its forum topic; presses of ◀ / ▶ edit the throwback in place;
-/// in groups, anything that is not a `/command` is ignored silently.
+/// Turns one Telegram update into at most one answer, in two steps. On arrival, in the order
+/// received, it works out what the update is and lets the rate limit judge it, so that a
+/// flood is judged as it comes. Then, in its chat's turn, it answers: commands as a reply to
+/// the command message, in its forum topic; presses of ◀ / ▶ by editing the throwback in
+/// place; in groups, anything that is not a `/command` is ignored silently.
+///
+/// Handling an update ends in one transaction that records it as handled, commits what the
+/// command changed, and enqueues its answer in the outbox, which sends it. An update whose
+/// handling is cut short by shutdown commits nothing and is handled again after the restart.
 ///
 /// A throwback with albums is answered as a cover collage with the chart as its caption,
-/// where the chat has covers on; whenever no picture can be had, in text.
-///
-/// Every update ends recorded as handled: with its answer (see `ReplyDelivery`), or at once
-/// when there is nothing to send. An update abandoned at shutdown stays in the inbox.
+/// where the chat has covers on; whenever no picture can be had, or Telegram refuses it, in text.
 public struct ChatUpdateHandler: Sendable {
     /// Telegram's service account that forwards a linked channel's posts into its group.
     static let channelForwarder: Int64 = 777_000
+    /// Telegram refuses to answer a button press after about 15 seconds.
+    static let pressDeadline = Duration.seconds(12)
+
+    /// An update, judged on arrival.
+    public struct Arrival: Sendable {
+        public var update: Update
+        /// The queue it waits in: its chat, or for a press on no message, its sender.
+        public var chat: Int64
+        var kind: Kind
+        var arrivedAt: Duration
+
+        enum Kind: Sendable {
+            /// Nothing for the bot to do.
+            case ignored
+            /// A group became a supergroup.
+            case migration(to: Int64)
+            /// A message for the bot: a command, or text a private chat gets a hint for.
+            case message(Message, ParsedMessage, CommandInvocation, CommandRouter.Admission)
+            /// A button press.
+            case press(CallbackQuery, CommandRouter.Admission)
+        }
+    }
 
     private let router: CommandRouter
     private let throwback: ThrowbackCommand
     private let navigation: YearNavigation
     private let store: BotStore
-    private let delivery: ReplyDelivery
+    private let outbox: OutboxDeliverer
+    /// For what is not a chat message, which does not go through the outbox: answers to
+    /// button presses.
     private let telegram: any TelegramClient
     /// Nil: every throwback is text.
     private let photos: CollagePhotos?
+    private let lifetimes: OutboxLifetimes
+    private let now: @Sendable () -> Date
+    private let clock: ElapsedClock
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
-        store: BotStore, delivery: ReplyDelivery, photos: CollagePhotos? = nil, logger: Logger = Logger(label: "bot")
+        store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
+        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
     ) {
         self.telegram = telegram
         self.photos = photos
@@ -34,28 +67,35 @@ public struct ChatUpdateHandler: Sendable {
         self.throwback = throwback
         self.navigation = navigation
         self.store = store
-        self.delivery = delivery
+        self.outbox = outbox
+        self.lifetimes = lifetimes
+        self.now = now
+        self.clock = ElapsedClock(clock)
         self.logger = logger
     }
 
-    public func handle(_ update: Update) async {
-        var logger = logger
-        logger[metadataKey: "update"] = "\(update.updateID)"
-        if let chat = update.chatID { logger[metadataKey: "chat"] = "\(chat)" }
-        let answered: Bool
-        if let message = update.message, let newID = message.migrateToChatID {
-            await store.followMigration(from: message.chat.id, to: newID, logger: logger)
-            answered = false
-        } else if let message = update.message {
-            answered = await answer(message, update: update, logger: logger)
-        } else if let query = update.callbackQuery {
-            answered = await press(query, update: update, logger: logger)
-        } else {
-            answered = false
+    // MARK: Arrival
+
+    /// What an update is, with the rate limit's verdict: called in the order updates arrive.
+    public func arrive(_ update: Update) async -> Arrival {
+        let arrivedAt = clock.elapsed()
+        func arrival(_ chat: Int64?, _ kind: Arrival.Kind) -> Arrival {
+            Arrival(update: update, chat: chat ?? 0, kind: kind, arrivedAt: arrivedAt)
         }
-        // Cancelled by shutdown before answering: the update stays in the inbox.
-        guard !answered, !Task.isCancelled else { return }
-        await delivery.settle(update)
+        if let message = update.message, let newID = message.migrateToChatID {
+            return arrival(message.chat.id, .migration(to: newID))
+        }
+        if let message = update.message, let text = message.text, let context = Self.invocation(for: message) {
+            let parsed = router.parse(text, context: context)
+            guard let admission = await router.admission(for: parsed, context: context) else { return arrival(message.chat.id, .ignored) }
+            return arrival(message.chat.id, .message(message, parsed, context, admission))
+        }
+        if let query = update.callbackQuery {
+            let chat = query.message?.chat
+            let context = CommandInvocation(chatID: chat?.id ?? query.from.id, isPrivateChat: chat?.isPrivate ?? true, userID: query.from.id)
+            return arrival(context.chatID, .press(query, await router.admit(context)))
+        }
+        return arrival(update.chatID, .ignored)
     }
 
     /// Who sent a message, as a command sees it; nil for senders that never command the bot:
@@ -66,133 +106,206 @@ public struct ChatUpdateHandler: Sendable {
         guard !sender.isBot || anonymousAdmin else { return nil }
         return CommandInvocation(
             chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: sender.id,
-            senderChatID: anonymousAdmin ? message.chat.id : nil, topicID: message.topicID
+            senderChatID: anonymousAdmin ? message.chat.id : nil, topicID: message.topicID, messageID: message.messageID
         )
     }
 
-    /// Answers a message. Returns true when an answer was attempted, so that its delivery
-    /// decided what the journal holds.
-    private func answer(_ message: Message, update: Update, logger: Logger) async -> Bool {
-        guard let text = message.text, let context = Self.invocation(for: message) else { return false }
+    // MARK: Handling
+
+    /// Answers an update in its chat's turn.
+    public func handle(_ arrival: Arrival) async {
         var logger = logger
-        let parsed = router.parse(text, context: context)
-        if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
-        guard let reply = await router.reply(to: parsed, context: context), reply != .silence else { return false }
-        guard !Task.isCancelled else {
-            logger.notice("reply abandoned at shutdown; it stays in the inbox for the next start")
-            return true
-        }
-        let keyboard = await keyboard(for: reply, logger: logger)
-        if case .throwback(.chart(let summary)) = reply {
-            let sentPhoto = await sendPhoto(of: summary, chat: message.chat.id, update: update) { photo in
-                .sendPhoto(
-                    chatID: message.chat.id, photo: photo.source, captionHTML: CollagePhotos.captionFormatter.format(summary),
-                    replyTo: message.messageID, topic: message.topicID, keyboard: keyboard
-                )
+        logger[metadataKey: "update"] = "\(arrival.update.updateID)"
+        logger[metadataKey: "chat"] = "\(arrival.chat)"
+        switch arrival.kind {
+        case .ignored:
+            await commit(arrival.update, logger: logger)
+        case .migration(let newID):
+            let logger = logger
+            await commit(arrival.update, logger: logger) { transaction in
+                try transaction.migrateChat(from: arrival.chat, to: newID)
+                logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"])
+                return []
             }
-            if sentPhoto { return true }
+        case let .message(message, parsed, context, admission):
+            if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
+            await answer(message, parsed, context, admission, update: arrival.update, logger: logger)
+        case let .press(query, admission):
+            logger[metadataKey: "command"] = "\(throwback.spec.name)"
+            await press(query, admission, arrival: arrival, logger: logger)
         }
-        // Rendered only now: a throwback that went out as a photo needed its caption only.
-        guard let html = reply.rendered(with: .telegram) else { return true }
-        await delivery.send(
-            .sendMessage(chatID: message.chat.id, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: keyboard),
-            answering: update
+    }
+
+    private func answer(
+        _ message: Message, _ parsed: ParsedMessage, _ context: CommandInvocation, _ admission: CommandRouter.Admission,
+        update: Update, logger: Logger
+    ) async {
+        switch await router.result(for: parsed, context: context, admission: admission) {
+        case nil, .reply(.silence)?:
+            await commit(update, logger: logger)
+        case .reply(let reply)?:
+            let (answer, buttons) = await answer(reply, to: message)
+            await commit(update, logger: logger) { transaction in
+                try transaction.saveButtonNames(buttons)
+                return answer
+            }
+        case let .change(change, then)?:
+            let committed = await commit(update, logger: logger) { transaction in
+                try change(transaction).rendered(with: .telegram).map { [text($0, replyingTo: message)] } ?? []
+            }
+            // What the change could not save gets an apology, and the update counts as handled.
+            if !committed, !Task.isCancelled {
+                await commit(update, logger: logger) { _ in [text(StorageFailure.message, replyingTo: message)] }
+            } else if committed {
+                await then?()
+            }
+        }
+    }
+
+    /// A reply to a message: a throwback as its collage where there is one, else text.
+    private func answer(_ reply: BotReply, to message: Message) async -> ([OutboxMessage], YearNavigation.Buttons) {
+        let buttons = YearNavigation.buttons(for: reply)
+        let chat = message.chat.id
+        let html = reply.rendered(with: .telegram) ?? ""
+        let text = TelegramRequest<SentMessage>.sendMessage(
+            chatID: chat, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard
         )
-        return true
+        if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
+            let request = TelegramRequest<SentMessage>.sendPhoto(
+                chatID: chat, photo: photo.source, captionHTML: CollagePhotos.captionFormatter.format(summary),
+                replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard
+            )
+            return ([outgoing(request, in: chat, fallback: text.receipted, collage: photo.reusableKey)], buttons)
+        }
+        return ([outgoing(text, in: chat)], buttons)
+    }
+
+    private func text(_ html: String, replyingTo message: Message) -> OutboxMessage {
+        outgoing(
+            TelegramRequest<SentMessage>.sendMessage(chatID: message.chat.id, html: html, replyTo: message.messageID, topic: message.topicID),
+            in: message.chat.id
+        )
     }
 
     /// Handles a ◀ / ▶ press. The press is answered before any Last.fm call, so the client's
     /// spinner stops at once; a refusal shows as a toast, later trouble as a log line.
-    private func press(_ query: CallbackQuery, update: Update, logger: Logger) async -> Bool {
-        var logger = logger
-        logger[metadataKey: "command"] = "\(throwback.spec.name)"
+    private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, logger: Logger) async {
+        let deadline = arrival.arrivedAt + Self.pressDeadline
+        guard case .admitted = admission else {
+            if case .refused(let reply) = admission, let text = reply.rendered(with: .plain) {
+                await acknowledge(query, text, by: deadline, logger: logger)
+            }
+            await commit(arrival.update, logger: logger)
+            return
+        }
         guard let target = await navigation.target(from: query.data) else {
-            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", logger: logger)
-            return false
+            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", by: deadline, logger: logger)
+            await commit(arrival.update, logger: logger)
+            return
         }
         guard let message = query.message, !message.isInaccessible else {
-            await acknowledge(query, "That message is too old to change. Send a new throwback.", logger: logger)
-            return false
+            await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, logger: logger)
+            await commit(arrival.update, logger: logger)
+            return
         }
         var invocation = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: query.from.id)
         invocation.lastFMUser = target.user
         invocation.yearsAgo = target.yearsAgo
         if case .failure(let refusal) = await router.authorize(throwback, invocation) {
-            await acknowledge(query, refusal.reply.rendered(with: .plain), logger: logger)
-            return false
+            await acknowledge(query, refusal.reply.rendered(with: .plain), by: deadline, logger: logger)
+            await commit(arrival.update, logger: logger)
+            return
         }
-        await acknowledge(query, nil, logger: logger)
+        await acknowledge(query, nil, by: deadline, logger: logger)
         let minimum = (try? await store.settings(for: message.chat.id).minimumPlayCount) ?? 1
         let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
-        guard case .throwback = reply, let html = reply.rendered(with: .telegram) else {
+        guard case .throwback = reply else {
             logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
+            await commit(arrival.update, logger: logger)
+            return
+        }
+        let (edit, buttons) = await edit(message, to: reply)
+        await commit(arrival.update, logger: logger) { transaction in
+            try transaction.saveButtonNames(buttons)
+            return [edit]
+        }
+    }
+
+    /// The edit that shows `reply` in place of `message`. A photo message stays one
+    /// (Telegram cannot turn it into text): without a new picture, only its caption changes.
+    private func edit(_ message: Message, to reply: BotReply) async -> (OutboxMessage, YearNavigation.Buttons) {
+        let buttons = YearNavigation.buttons(for: reply)
+        let (chat, id, keyboard) = (message.chat.id, message.messageID, buttons.keyboard)
+        let html = reply.rendered(with: .telegram) ?? ""
+        guard message.hasPhoto else {
+            return (outgoing(TelegramRequest<IgnoredResult>.editMessageText(chatID: chat, messageID: id, html: html, keyboard: keyboard), in: chat), buttons)
+        }
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? html
+        let captionOnly = TelegramRequest<IgnoredResult>.editMessageCaption(chatID: chat, messageID: id, captionHTML: caption, keyboard: keyboard)
+        if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
+            let request = TelegramRequest<SentMessage>.editMessageMedia(
+                chatID: chat, messageID: id, photo: photo.source, captionHTML: caption, keyboard: keyboard
+            )
+            return (outgoing(request, in: chat, fallback: captionOnly.receipted, collage: photo.reusableKey), buttons)
+        }
+        return (outgoing(captionOnly, in: chat), buttons)
+    }
+
+    /// A throwback's collage, where the chat has covers on and one can be had in time.
+    private func photo(of summary: ChartSummary, in chat: Int64) async -> CollagePhotos.Photo? {
+        guard let photos, (try? await store.settings(for: chat).covers) ?? true else { return nil }
+        return await photos.photo(for: summary)
+    }
+
+    /// A reply for the outbox, which drops it if it waits longer than replies may.
+    private func outgoing(
+        _ request: TelegramRequest<some Decodable & Sendable>, in chat: Int64, fallback: TelegramRequest<MessageReceipt>? = nil,
+        collage: CollageKey? = nil
+    ) -> OutboxMessage {
+        OutboxMessage(
+            chatID: chat, kind: .reply, request: request, fallback: fallback, collage: collage,
+            expiresAt: lifetimes.replyExpiry(askedAt: now())
+        )
+    }
+
+    /// Records the update as handled, with what `body` changes and the messages it returns
+    /// enqueued, in one transaction; then hands the messages to the deliverer. Nothing is
+    /// recorded once shutdown has cancelled the update: it is handled again after the
+    /// restart. Returns whether it committed.
+    @discardableResult
+    private func commit(_ update: Update, logger: Logger, _ body: @escaping @Sendable (StoreTransaction) throws -> [OutboxMessage] = { _ in [] }) async -> Bool {
+        guard !Task.isCancelled else {
+            logger.notice("update left for the next start")
             return false
         }
-        guard !Task.isCancelled else { return true }
-        let keyboard = await keyboard(for: reply, logger: logger)
-        guard message.hasPhoto else {
-            await delivery.send(
-                .editMessageText(chatID: message.chat.id, messageID: message.messageID, html: html, keyboard: keyboard),
-                answering: update
-            )
+        let now = now()
+        let outbox = outbox
+        do {
+            let enqueued = try await store.write { transaction in
+                try transaction.markHandled(update, at: now)
+                var messages = try body(transaction)
+                // A flood's echo: a chat whose replies pile up gets no more of them.
+                messages.removeAll { $0.kind == .reply && !outbox.hasRoomForReplies(in: $0.chatID) }
+                return try transaction.enqueue(messages, at: now)
+            }
+            outbox.accept(enqueued)
             return true
-        }
-        // A photo message stays one (Telegram cannot turn it into text): without a new picture,
-        // only its caption changes.
-        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? html
-        if case .throwback(.chart(let summary)) = reply {
-            let sentPhoto = await sendPhoto(of: summary, chat: message.chat.id, update: update) { photo in
-                .editMessageMedia(
-                    chatID: message.chat.id, messageID: message.messageID, photo: photo.source, captionHTML: caption, keyboard: keyboard
-                )
-            }
-            if sentPhoto { return true }
-        }
-        await delivery.send(
-            .editMessageCaption(chatID: message.chat.id, messageID: message.messageID, captionHTML: caption, keyboard: keyboard),
-            answering: update
-        )
-        return true
-    }
-
-    /// Sends a throwback's collage with `request`. Returns false when the answer should be
-    /// text instead: covers are off here, the week is empty, no picture could be made in time,
-    /// or Telegram refused the picture. A stored `file_id` Telegram refuses is replaced by a
-    /// fresh upload once.
-    private func sendPhoto(
-        of summary: ChartSummary, chat: Int64, update: Update,
-        _ request: (CollagePhotos.Photo) -> TelegramRequest<SentMessage>
-    ) async -> Bool {
-        guard let photos, (try? await store.settings(for: chat).covers) ?? true else { return false }
-        for _ in 0..<2 {
-            guard let photo = await photos.photo(for: summary), !Task.isCancelled else { return false }
-            switch await delivery.send(request(photo), answering: update) {
-            case .sent(let message):
-                await photos.sent(photo, as: message)
-                return true
-            case .notSent:
-                return true
-            case .refused:
-                await photos.refused(photo)
-                guard case .stored = photo else { return false }
-            }
-        }
-        return false
-    }
-
-    private func keyboard(for reply: BotReply, logger: Logger) async -> InlineKeyboard? {
-        do {
-            return try await navigation.keyboard(for: reply)
         } catch {
-            logger.error("could not store a year button; sending the reply without buttons", metadata: ["error": "\(error)"])
-            return nil
+            logger.error("could not record a handled update", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
-    /// Answers a button press, so the client stops its spinner; `text` shows as a toast.
-    private func acknowledge(_ query: CallbackQuery, _ text: String?, logger: Logger) async {
+    /// Answers a button press, so the client stops its spinner; `text` shows as a toast. It
+    /// never waits past Telegram's limit for an answer.
+    private func acknowledge(_ query: CallbackQuery, _ text: String?, by deadline: Duration, logger: Logger) async {
+        let patience = deadline - clock.elapsed()
+        guard patience > .zero else {
+            return logger.notice("a button press waited too long to be answered; Telegram no longer takes an answer")
+        }
         do {
-            try await telegram.answerCallbackQuery(id: query.id, text: text.map { String($0.prefix(200)) })
+            _ = try await telegram.send(TelegramRequest<TelegramOK>.answerCallbackQuery(id: query.id, text: text.map { String($0.prefix(200)) })
+                .patient(for: patience))
         } catch {
             logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
         }

@@ -2,8 +2,10 @@ import Networking
 import ServiceLifecycle
 import Telegram
 
-/// Feeds updates to a handler: in order within a chat, concurrently across chats, with at
-/// most `maxConcurrentChats` chats at work at once. A slow chat never holds up another.
+/// Feeds updates to a handler: each is judged as it arrives, in the order received
+/// (`ChatUpdateHandler.arrive`), then handled in order within its chat, concurrently across
+/// chats, with at most `maxConcurrentChats` chats at work at once. A slow chat never holds
+/// up another.
 ///
 /// When the update sequence ends, or graceful shutdown begins, no new update is started;
 /// updates in progress get `shutdownGrace` to finish, then are cancelled. Updates not
@@ -14,14 +16,14 @@ public struct UpdateDispatcher: Sendable {
     /// How many received updates may wait for a worker before intake waits too.
     public var maxQueued: Int
     private let clock: ElapsedClock
-    private let handler: @Sendable (Update) async -> Void
+    private let handler: ChatUpdateHandler
 
     public init(
         maxConcurrentChats: Int = 16,
         shutdownGrace: Duration = .seconds(4),
         maxQueued: Int = 1000,
         clock: any Clock<Duration> = ContinuousClock(),
-        handler: @escaping @Sendable (Update) async -> Void
+        handler: ChatUpdateHandler
     ) {
         self.maxConcurrentChats = max(1, maxConcurrentChats)
         self.shutdownGrace = shutdownGrace
@@ -42,12 +44,12 @@ public struct UpdateDispatcher: Sendable {
                         for _ in 0..<maxConcurrentChats {
                             workers.addTask {
                                 while let work = await queue.next() {
-                                    await handler(work.update)
+                                    await handler.handle(work)
                                     queue.done(chat: work.chat)
                                 }
                             }
                         }
-                        let intake = await Self.take(updates, into: queue)
+                        let intake = await Self.take(updates, into: queue, judgedBy: handler)
                         queue.close()
                         endIntake.finish()
                         await workers.waitForAll()
@@ -73,11 +75,12 @@ public struct UpdateDispatcher: Sendable {
         try outcome.get()
     }
 
-    private static func take<Updates: AsyncSequence>(_ updates: Updates, into queue: ChatQueue) async -> Result<Void, any Error>
-    where Updates.Element == Update {
+    private static func take<Updates: AsyncSequence>(
+        _ updates: Updates, into queue: ChatQueue, judgedBy handler: ChatUpdateHandler
+    ) async -> Result<Void, any Error> where Updates.Element == Update {
         do {
             for try await update in updates {
-                guard await queue.enqueue(update) else { break }
+                guard await queue.enqueue(await handler.arrive(update)) else { break }
             }
             return .success(())
         } catch {

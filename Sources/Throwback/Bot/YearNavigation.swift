@@ -24,13 +24,28 @@ public struct YearNavigation: Sendable {
         self.store = store
     }
 
-    /// The buttons for a reply, or nil when there is nowhere to go.
-    public func keyboard(for reply: BotReply) async throws -> InlineKeyboard? {
+    /// The buttons of a reply: nil when there is nowhere to go. A name too long for callback
+    /// data is carried by a key, and `names` must be stored (`saveButtonNames`) with the reply.
+    public struct Buttons: Sendable {
+        public var keyboard: InlineKeyboard?
+        public var names: [(key: String, name: String)] = []
+    }
+
+    /// The buttons for a reply.
+    public static func buttons(for reply: BotReply) -> Buttons {
+        var buttons = Buttons()
         var row: [InlineKeyboard.Button] = []
-        for move in Self.moves(from: reply) {
-            row.append(.init(text: move.label, callbackData: try await data(move.target.user, move.target.yearsAgo)))
+        for move in moves(from: reply) {
+            let (user, years) = (move.target.user, move.target.yearsAgo)
+            let data = ButtonData.named(user, years) ?? {
+                let key = ButtonData.key(for: user)
+                buttons.names.append((key, user))
+                return ButtonData.stored(key, years)
+            }()
+            row.append(.init(text: move.label, callbackData: data))
         }
-        return row.isEmpty ? nil : InlineKeyboard(rows: [row])
+        buttons.keyboard = row.isEmpty ? nil : InlineKeyboard(rows: [row])
+        return buttons
     }
 
     /// A year a reply can move to, with its button label.
@@ -67,12 +82,12 @@ public struct YearNavigation: Sendable {
             return nil
         }
     }
+}
 
-    private func data(_ user: String, _ years: Int) async throws -> String {
-        if let inline = ButtonData.named(user, years) { return inline }
-        let key = ButtonData.key(for: user)
-        try await store.saveButtonName(user, key: key)
-        return ButtonData.stored(key, years)
+extension StoreTransaction {
+    /// Stores the names a reply's buttons carry by key.
+    public func saveButtonNames(_ buttons: YearNavigation.Buttons) throws {
+        for (key, name) in buttons.names { try saveButtonName(name, key: key) }
     }
 }
 

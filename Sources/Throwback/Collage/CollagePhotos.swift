@@ -21,6 +21,16 @@ public struct CollagePhotos: Sendable {
             case .rendered(let collage, _): .upload(InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: collage.jpeg))
             }
         }
+
+        /// The collage the outbox message carries, for its `file_id` to be kept and reused;
+        /// nil for a picture drawn while some cover could not be fetched, which is not kept,
+        /// so that the next request tries again.
+        public var reusableKey: CollageKey? {
+            switch self {
+            case .stored(_, let key): key
+            case .rendered(let collage, let key): collage.complete ? key : nil
+            }
+        }
     }
 
     /// The caption under a collage: the chart, within Telegram's 1024-character limit.
@@ -38,6 +48,11 @@ public struct CollagePhotos: Sendable {
     private let store: BotStore
     /// So that a warm throwback reads no row and looks up no cover for its picture.
     private let known = SharedBoundedCache<CollageKey, Known>(capacity: 1024)
+    /// Collages drawn and not uploaded yet: a burst of the same throwback draws it once, and
+    /// the outbox sends the later ones by the first upload's `file_id`. Few, for their size.
+    private let drawn = SharedBoundedCache<CollageKey, CollageMaker.Collage>(capacity: 8)
+    /// The albums of recent collages, to draw one again that Telegram forgot.
+    private let albums = SharedBoundedCache<CollageKey, [ChartAlbum]>(capacity: 256)
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
     private let elapsed: ElapsedClock
@@ -60,17 +75,13 @@ public struct CollagePhotos: Sendable {
     public func photo(for summary: ChartSummary) async -> Photo? {
         guard !summary.albums.isEmpty else { return nil }
         let key = CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
-        switch known.value(forKey: key, now: elapsed.elapsed()) {
-        case .uploaded(let fileID)?: return .stored(fileID: fileID, key: key)
-        case .noCovers?: return nil
-        case nil: break
-        }
-        if let fileID = try? await store.collageFileID(key) {
-            known.set(.uploaded(fileID: fileID), forKey: key)
-            return .stored(fileID: fileID, key: key)
-        }
+        albums.set(summary.albums, forKey: key)
+        if let fileID = await fileID(for: key) { return .stored(fileID: fileID, key: key) }
+        if case .noCovers? = known.value(forKey: key, now: elapsed.elapsed()) { return nil }
+        if let collage = drawn.value(forKey: key) { return .rendered(collage, key: key) }
         switch await maker.outcome(of: summary.albums) {
         case .collage(let collage):
+            if collage.complete { drawn.set(collage, forKey: key) }
             return .rendered(collage, key: key)
         case .noCovers:
             known.set(.noCovers, forKey: key, expiresAt: elapsed.elapsed() + CoverDownloader.unusableLifetime)
@@ -80,32 +91,46 @@ public struct CollagePhotos: Sendable {
         }
     }
 
+    /// The `file_id` of a collage uploaded before, if any.
+    public func fileID(for key: CollageKey) async -> String? {
+        switch known.value(forKey: key, now: elapsed.elapsed()) {
+        case .uploaded(let fileID)?: return fileID
+        case .noCovers?: return nil
+        case nil: break
+        }
+        guard let fileID = try? await store.collageFileID(key) else { return nil }
+        known.set(.uploaded(fileID: fileID), forKey: key)
+        return fileID
+    }
+
     /// A collage of any albums (a weekly post's), never stored for reuse.
     public func collage(of albums: [ChartAlbum]) async -> CollageMaker.Collage? {
         await maker.collage(of: albums)
     }
 
-    /// Telegram accepted `photo`: a new upload's `file_id` is kept, if the collage is complete.
-    public func sent(_ photo: Photo, as message: SentMessage) async {
-        switch photo {
-        case .stored:
-            metrics.increment("vinylogue_collage_uploads_saved_total")
-        case .rendered(let collage, let key):
-            guard collage.complete, let fileID = message.photoFileID else { return }
-            known.set(.uploaded(fileID: fileID), forKey: key)
-            do {
-                try await store.saveCollageFileID(fileID, for: key, at: now())
-            } catch {
-                logger.warning("could not keep a collage's file_id; it will be uploaded again next time", metadata: ["error": "\(error)"])
-            }
+    /// Telegram accepted a collage: an upload's `file_id` is kept for every later throwback.
+    public func sent(_ key: CollageKey, as message: SentMessage, uploaded: Bool) async {
+        guard uploaded else { return metrics.increment("vinylogue_collage_uploads_saved_total") }
+        guard let fileID = message.photoFileID else { return }
+        known.set(.uploaded(fileID: fileID), forKey: key)
+        drawn.removeValue(forKey: key)
+        do {
+            try await store.saveCollageFileID(fileID, for: key, at: now())
+        } catch {
+            logger.warning("could not keep a collage's file_id; it will be uploaded again next time", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Telegram refused `photo`: a stored `file_id` it no longer knows is forgotten.
-    public func refused(_ photo: Photo) async {
-        guard case .stored(_, let key) = photo else { return }
-        logger.notice("Telegram refused a stored collage; it will be rendered again", metadata: ["user": "\(key.user)"])
+    /// Telegram refused a stored `file_id`: it is forgotten.
+    public func refused(_ key: CollageKey) async {
+        logger.notice("Telegram refused a stored collage", metadata: ["user": "\(key.user)"])
         known.removeValue(forKey: key)
         try? await store.forgetCollageFileID(key)
+    }
+
+    /// The collage of a key drawn again, when its albums are still known here.
+    public func redraw(_ key: CollageKey) async -> Data? {
+        guard let albums = albums.value(forKey: key), case .collage(let collage) = await maker.outcome(of: albums) else { return nil }
+        return collage.jpeg
     }
 }

@@ -2,7 +2,6 @@
 public struct LinkCommand: Command {
     public let spec = CommandSpec(name: "link", arguments: "<lastfm-user>", summary: "link your Telegram account to your Last.fm name")
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         guard invocation.arguments.count == 1 else { return .failure(UsageError()) }
@@ -11,11 +10,11 @@ public struct LinkCommand: Command {
         return .success(parsed)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
-        guard invocation.senderChatID == nil else { return .text(anonymousSender) }
-        return await savingState {
-            try await store.link(telegramUser: invocation.userID, to: name)
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
+        return .change { transaction in
+            try transaction.link(telegramUser: invocation.userID, to: name)
             return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
         }
     }
@@ -25,16 +24,15 @@ public struct LinkCommand: Command {
 public struct UnlinkCommand: Command {
     public let spec = CommandSpec(name: "unlink", summary: "forget your linked Last.fm name")
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.arguments.isEmpty ? .success(invocation) : .failure(UsageError())
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard invocation.senderChatID == nil else { return .text(anonymousSender) }
-        return await savingState {
-            guard let name = try await store.unlink(telegramUser: invocation.userID) else {
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
+        return .change { transaction in
+            guard let name = try transaction.unlink(telegramUser: invocation.userID) else {
                 return .text("You have no linked Last.fm account.")
             }
             return .text("Unlinked you from Last.fm user \(name).")
@@ -57,8 +55,8 @@ public struct HelpCommand: Command {
         .success(invocation)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        .text(Self.render(otherSpecs))
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        .reply(.text(Self.render(otherSpecs)))
     }
 
     public static func render(_ specs: [CommandSpec]) -> String {

@@ -5,7 +5,6 @@ public struct FilterCommand: Command {
     public static let range = 1...1000
     public let spec = CommandSpec(name: "filter", arguments: "<n>", summary: "hide albums with fewer than n plays in this chat", adminOnly: true)
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
@@ -18,10 +17,10 @@ public struct FilterCommand: Command {
         }
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         let n = invocation.number ?? 1
-        return await savingState {
-            try await store.updateSettings(for: invocation.targetChatID) { $0.minimumPlayCount = n }
+        return .change { transaction in
+            try transaction.updateSettings(for: invocation.targetChatID) { $0.minimumPlayCount = n }
             return .text(n == 1 ? "Showing every album again." : "Hiding albums with fewer than \(n) plays.")
         }
     }
@@ -34,10 +33,9 @@ public struct WeeklyCommand: Command {
         summary: "turn this chat's weekly throwback post on or off, set its day and time, or see when it is due", adminOnly: true
     )
     public let guards: [any CommandGuard]
-    let store: BotStore
     let controls: WeeklyPostControls
 
-    private enum Change: Equatable {
+    private enum Change: Equatable, Sendable {
         case status
         case toggle(Bool)
         case schedule(WeeklySchedule, zone: TimeZone?)
@@ -77,32 +75,37 @@ public struct WeeklyCommand: Command {
         }
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard case .success(let change) = Self.change(from: invocation.arguments) else { return .text(spec.usageMessage(UsageError())) }
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard case .success(let change) = Self.change(from: invocation.arguments) else { return .reply(.text(spec.usageMessage(UsageError()))) }
         let chat = invocation.targetChatID
         // The post goes to the forum topic where it was turned on.
         let topic = chat == invocation.chatID ? invocation.topicID : nil
-        return await savingState {
+        let controls = controls
+        // From now on its posts are due: one whose time passed before was not missed.
+        let since = Int64(controls.now().timeIntervalSince1970)
+        return .change({ transaction in
+            let settings: ChatSettings
             switch change {
             case .status:
-                break
+                settings = try transaction.settings(for: chat)
             case .toggle(let on):
-                try await store.updateSettings(for: chat) {
+                settings = try transaction.updateSettings(for: chat) {
                     $0.weeklyPost = on
                     if on {
                         $0.active = true
                         $0.weeklyTopicID = topic
+                        $0.weeklySince = since
                     }
                 }
             case let .schedule(schedule, zone):
-                try await store.updateSettings(for: chat) {
+                settings = try transaction.updateSettings(for: chat) {
                     $0.schedule = schedule.description
                     if let zone { $0.scheduleZone = zone.identifier }
+                    $0.weeklySince = since
                 }
             }
-            controls.changes.notify()
-            return .text(try await controls.status(of: chat, store: store))
-        }
+            return .text(controls.status(of: settings))
+        }, then: change == .status ? nil : { @Sendable in controls.changes.notify() })
     }
 }
 
@@ -116,15 +119,15 @@ public struct PostNowCommand: Command {
         invocation.takingTargetChat(maxArguments: 0)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         await controls.posting.postNow(invocation)
     }
 }
 
 /// Posting a chat's weekly post on request: to Telegram, or, in a terminal, as the reply.
 public protocol WeeklyPosting: Sendable {
-    /// Posts `invocation.targetChatID`'s weekly post now; the reply for whoever asked.
-    func postNow(_ invocation: CommandInvocation) async -> BotReply
+    /// Posts `invocation.targetChatID`'s weekly post now: its claim commits with the command.
+    func postNow(_ invocation: CommandInvocation) async -> CommandResult
 }
 
 /// What the weekly commands need: when posts are due, how to post one now, and whom to tell
@@ -143,8 +146,7 @@ public struct WeeklyPostControls: Sendable {
     }
 
     /// One line on a chat's weekly post: off, or when the next one is due.
-    func status(of chat: Int64, store: BotStore) async throws -> String {
-        let settings = try await store.settings(for: chat)
+    func status(of settings: ChatSettings) -> String {
         let time = calendar.time(for: settings)
         guard settings.weeklyPostIsOn(defaultChat: calendar.defaultChat) else {
             return "The weekly throwback post is off here (\(time)). Turn it on with: weekly on"
@@ -160,7 +162,6 @@ public struct CoversCommand: Command {
         adminOnly: true
     )
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         var parsed = invocation
@@ -176,14 +177,16 @@ public struct CoversCommand: Command {
         return .success(parsed)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         let chat = invocation.targetChatID
-        return await savingState {
-            if let word = invocation.arguments.first {
-                let on = word.lowercased() == "on"
-                try await store.updateSettings(for: chat) { $0.covers = on }
+        let change = invocation.arguments.first.map { $0.lowercased() == "on" }
+        return .change { transaction in
+            let settings = if let on = change {
+                try transaction.updateSettings(for: chat) { $0.covers = on }
+            } else {
+                try transaction.settings(for: chat)
             }
-            return .text(try await store.settings(for: chat).covers
+            return .text(settings.covers
                 ? "Throwbacks here come with a collage of the album covers. Turn it off with: covers off"
                 : "Throwbacks here are text only. Turn the cover collage on with: covers on")
         }

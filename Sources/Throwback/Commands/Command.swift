@@ -8,7 +8,36 @@ public protocol Command: Sendable {
     /// Reads the arguments into the invocation, or says what is wrong with them.
     func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError>
     /// Runs the command; every failure becomes a reply.
-    func execute(_ invocation: CommandInvocation) async -> BotReply
+    func execute(_ invocation: CommandInvocation) async -> CommandResult
+}
+
+/// What a command did: its reply, and the changes it makes, which commit together with the
+/// update that asked for them and the reply itself, or not at all. A replayed update thus
+/// never repeats a change.
+public enum CommandResult: Sendable {
+    /// Nothing to change.
+    case reply(BotReply)
+    /// Changes to commit; they decide the reply. `then` runs once they are committed (a
+    /// post that `postnow` claimed goes out).
+    case change(_ commit: @Sendable (StoreTransaction) throws -> BotReply, then: (@Sendable () async -> Void)? = nil)
+
+    /// The reply, with the changes committed on their own: for a terminal, where nothing else
+    /// commits with them. A change that cannot be saved is answered with an apology.
+    public func committed(to store: BotStore) async -> BotReply {
+        switch self {
+        case .reply(let reply):
+            return reply
+        case let .change(commit, then):
+            let reply: BotReply
+            do {
+                reply = try await store.write(commit)
+            } catch {
+                return .text(StorageFailure.message)
+            }
+            await then?()
+            return reply
+        }
+    }
 }
 
 /// Arguments that do not fit a command; `problem` says which, if known.
@@ -86,17 +115,6 @@ extension CommandInvocation {
             var named = parsed
             named.lastFMUser = parsed.arguments[0]
             return named
-        }
-    }
-}
-
-extension Command {
-    /// Runs a body that reads or writes storage; a database failure becomes one apologetic line.
-    func savingState(_ body: () async throws -> BotReply) async -> BotReply {
-        do {
-            return try await body()
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }

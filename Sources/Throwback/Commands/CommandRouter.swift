@@ -1,71 +1,104 @@
-/// Answers one message: finds the command, checks its guards (its can-execute signal),
-/// parses its arguments and runs it. It never throws: every failure becomes a reply.
+/// Answers messages: finds the command, checks its guards (its can-execute signal), parses
+/// its arguments and runs it. Every message for the bot, a ◀ ▶ press included, is first
+/// admitted by the rate limit when it arrives, so that a flood is judged as it comes, not
+/// as its chat's queue reaches it. It never throws: every failure becomes a reply.
 public struct CommandRouter: Sendable {
     public let commands: [any Command]
     private let parser: CommandParser
-    /// Guards for replies that are not commands (hints), so flooding with nonsense is limited too.
-    private let hintGuards: [any CommandGuard]
+    /// The guard every message for the bot passes on arrival: the rate limit.
+    private let admission: (any CommandGuard)?
+    private let store: BotStore
 
     /// Told about every command that was asked for, and how it went: for metrics and logs.
     private let observe: @Sendable (CommandOutcome) -> Void
 
     public init(
-        commands: [any Command], botUsername: String? = nil, hintGuards: [any CommandGuard] = [],
+        commands: [any Command], store: BotStore, botUsername: String? = nil, admission: (any CommandGuard)? = nil,
         observe: @escaping @Sendable (CommandOutcome) -> Void = { _ in }
     ) {
         self.commands = commands
+        self.store = store
         self.parser = CommandParser(botUsername: botUsername)
-        self.hintGuards = hintGuards
+        self.admission = admission
         self.observe = observe
     }
 
     /// The same commands, answering to `@username`.
     public func named(_ username: String?) -> CommandRouter {
-        CommandRouter(commands: commands, botUsername: username, hintGuards: hintGuards, observe: observe)
+        CommandRouter(commands: commands, store: store, botUsername: username, admission: admission, observe: observe)
     }
 
     public var specs: [CommandSpec] { commands.map(\.spec) }
-
-    /// The reply to `text`, or nil when the text is not for this bot.
-    ///
-    /// - Parameter context: the chat and sender; in private chats (and the console) ordinary
-    ///   text and unknown commands get a hint, in groups silence.
-    public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
-        await reply(to: parse(text, context: context), context: context)
-    }
 
     /// What `text` is in this chat: in groups only text that starts with `/` is a command.
     public func parse(_ text: String, context: CommandInvocation) -> ParsedMessage {
         parser.parse(text, specs: specs, requireSlash: !context.isPrivateChat)
     }
 
-    /// The reply to a message already parsed, or nil when it is not for this bot.
-    public func reply(to message: ParsedMessage, context: CommandInvocation) async -> BotReply? {
+    /// The verdict of the rate limit on a message for the bot.
+    public enum Admission: Sendable, Equatable {
+        case admitted
+        /// Refused: this reply says why (or is `.silence` for someone already told).
+        case refused(BotReply)
+    }
+
+    /// Judges a message as it arrives; nil for a message that is not for this bot (group
+    /// chatter, another bot's command), which costs nobody anything.
+    public func admission(for message: ParsedMessage, context: CommandInvocation) async -> Admission? {
         switch message {
-        case let .command(spec, arguments):
-            guard let command = commands.first(where: { $0.spec == spec }) else { return nil }
+        case .command, .tooLong: await admit(context)
+        case .unknownCommand, .notACommand: context.isPrivateChat ? await admit(context) : nil
+        case .addressedToAnotherBot: nil
+        }
+    }
+
+    /// Judges a message for the bot, or a button press, as it arrives.
+    public func admit(_ context: CommandInvocation) async -> Admission {
+        guard let admission else { return .admitted }
+        switch await admission.check(context) {
+        case .allow: return .admitted
+        case .deny(let reason): return .refused(.text(reason))
+        case .ignore: return .refused(.silence)
+        }
+    }
+
+    /// What answers a message admitted (or refused) on arrival; nil when there is nothing to say.
+    public func result(for message: ParsedMessage, context: CommandInvocation, admission: Admission) async -> CommandResult? {
+        let command: (any Command)? = if case .command(let spec, _) = message { commands.first { $0.spec == spec } } else { nil }
+        if case .refused(let reply) = admission {
+            if let command {
+                observe(CommandOutcome(command: command.spec.name, chatID: context.chatID, result: .refused(by: admissionName)))
+            }
+            return reply == .silence ? nil : .reply(reply)
+        }
+        switch message {
+        case let .command(_, arguments):
+            guard let command else { return nil }
             var invocation = context
             invocation.arguments = arguments
-            let reply = await run(command, invocation)
-            return reply == .silence ? nil : reply
+            return await run(command, invocation)
         case .tooLong(let spec):
-            return await hint("That is a lot of text for a command. \(spec.usageMessage(UsageError()))", context)
+            return .reply(.text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))"))
         case .unknownCommand(let word):
-            return context.isPrivateChat ? await hint("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.", context) : nil
+            return context.isPrivateChat ? .reply(.text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.")) : nil
         case .notACommand:
-            return context.isPrivateChat ? await hint("I didn’t get that. Send help to see what I can do.", context) : nil
+            return context.isPrivateChat ? .reply(.text("I didn’t get that. Send help to see what I can do.")) : nil
         case .addressedToAnotherBot:
             return nil
         }
     }
 
-    private func hint(_ text: String, _ context: CommandInvocation) async -> BotReply? {
-        do {
-            _ = try await Self.check(hintGuards, context)
-            return .text(text)
-        } catch {
-            return error.reply == .silence ? nil : error.reply
-        }
+    /// The reply to `text` with its changes committed at once, or nil when the text is not for
+    /// this bot: for a terminal, where nothing else needs to commit with it.
+    ///
+    /// - Parameter context: the chat and sender; in private chats (and the console) ordinary
+    ///   text and unknown commands get a hint, in groups silence.
+    public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
+        let message = parse(text, context: context)
+        guard let admission = await admission(for: message, context: context),
+              let reply = await result(for: message, context: context, admission: admission)?.committed(to: store)
+        else { return nil }
+        return reply == .silence ? nil : reply
     }
 
     /// Checks every guard of `command` for an invocation whose arguments are already known
@@ -82,23 +115,26 @@ public struct CommandRouter: Sendable {
     }
 
     /// Checks the guards and runs the command.
-    public func run(_ command: any Command, _ invocation: CommandInvocation) async -> BotReply {
+    public func run(_ command: any Command, _ invocation: CommandInvocation) async -> CommandResult {
         do {
             var invocation = try await Self.check(command.guards.filter(\.runsBeforeParsing), invocation)
             switch command.parse(invocation) {
             case .success(let parsed): invocation = parsed
             case .failure(let error):
                 observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .usage))
-                return .text(command.spec.usageMessage(error))
+                return .reply(.text(command.spec.usageMessage(error)))
             }
             invocation = try await Self.check(command.guards.filter { !$0.runsBeforeParsing }, invocation)
             observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .ran))
             return await command.execute(invocation)
         } catch {
             observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .refused(by: error.guardName)))
-            return error.reply
+            return .reply(error.reply)
         }
     }
+
+    /// The name a refusal on arrival is counted under.
+    private var admissionName: String { admission.map { "\(type(of: $0))" } ?? "" }
 
     /// Runs guards in order; the first refusal ends the command.
     private static func check(_ guards: [any CommandGuard], _ invocation: CommandInvocation) async throws(Refusal) -> CommandInvocation {

@@ -34,33 +34,32 @@ public enum CommandSet {
         }
     }
 
-    /// Every command, in the order `help` and the command menu list them. Only `import`, which
-    /// always needs Last.fm, is refused outright while Last.fm is down; the others ask the
-    /// client, whose breaker refuses only calls the cache cannot answer.
+    /// Every command, in the order `help` and the command menu list them. Every message for
+    /// the bot passes the rate limit first, when it arrives (`CommandRouter.admit`). Only
+    /// `import`, which always needs Last.fm, is refused outright while Last.fm is down; the
+    /// others ask the client, whose breaker refuses only calls the cache cannot answer.
     public static func standard(_ d: Dependencies) -> [any Command] {
         let healthy = LastFMHealthGuard(breaker: d.breaker)
         var commands: [any Command] = [
             throwback(d),
-            LinkCommand(guards: [d.rateLimit, d.validUser], store: d.store),
-            UnlinkCommand(guards: [d.rateLimit], store: d.store),
-            TrackedCommand(guards: [d.rateLimit, d.admin.forOtherChats], store: d.store),
-            TrackCommand(guards: [d.rateLimit, d.admin, d.validUser], store: d.store, weekly: d.weekly),
-            UntrackCommand(guards: [d.rateLimit, d.admin], store: d.store),
-            ImportCommand(guards: [d.rateLimit, d.admin, healthy, d.validUser], store: d.store, lastFM: d.lastFM),
-            FilterCommand(guards: [d.rateLimit, d.admin], store: d.store),
-            CoversCommand(guards: [d.rateLimit, d.admin], store: d.store),
-            WeeklyCommand(guards: [d.rateLimit, d.admin], store: d.store, controls: d.weekly),
-            PostNowCommand(guards: [d.rateLimit, d.admin], controls: d.weekly),
+            LinkCommand(guards: [d.validUser]),
+            UnlinkCommand(guards: []),
+            TrackedCommand(guards: [d.admin.forOtherChats]),
+            TrackCommand(guards: [d.admin, d.validUser], weekly: d.weekly),
+            UntrackCommand(guards: [d.admin]),
+            ImportCommand(guards: [d.admin, healthy, d.validUser], lastFM: d.lastFM),
+            FilterCommand(guards: [d.admin]),
+            CoversCommand(guards: [d.admin]),
+            WeeklyCommand(guards: [d.admin], controls: d.weekly),
+            PostNowCommand(guards: [d.admin], controls: d.weekly),
         ]
-        commands.insert(HelpCommand(guards: [d.rateLimit], otherSpecs: commands.map(\.spec)), at: 4)
+        commands.insert(HelpCommand(guards: [], otherSpecs: commands.map(\.spec)), at: 4)
         return commands
     }
 
-    /// `throwback`, guarded by the rate limit and the account link (for `me`). It has no
-    /// health guard: while Last.fm is down, a throwback the cache can answer is still answered.
+    /// `throwback`, guarded by the account link (for `me`). It has no health guard: while
+    /// Last.fm is down, a throwback the cache can answer is still answered.
     public static func throwback(_ d: Dependencies) -> ThrowbackCommand {
-        ThrowbackCommand(
-            engine: d.engine, store: d.store, guards: [d.rateLimit, LinkedAccountGuard(store: d.store)], unknownUserHint: d.unknownUserHint
-        )
+        ThrowbackCommand(engine: d.engine, store: d.store, guards: [LinkedAccountGuard(store: d.store)], unknownUserHint: d.unknownUserHint)
     }
 }

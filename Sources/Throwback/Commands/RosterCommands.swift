@@ -7,24 +7,22 @@ let rosterLimit = 50
 public struct TrackCommand: Command {
     public let spec = CommandSpec(name: "track", arguments: "<user>", summary: "add a Last.fm user to this chat's weekly throwbacks", adminOnly: true)
     public let guards: [any CommandGuard]
-    let store: BotStore
     let weekly: WeeklyPostControls
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChatAndUser()
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
-        return await savingState {
-            let added = try await store.addToRoster([name], chat: invocation.targetChatID, limit: rosterLimit)
-            if !added.isEmpty {
-                let settings = try await store.settings(for: invocation.targetChatID)
-                let off = !settings.weeklyPostIsOn(defaultChat: weekly.calendar.defaultChat)
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        let defaultChat = weekly.calendar.defaultChat
+        return .change { transaction in
+            let chat = invocation.targetChatID
+            if !(try transaction.addToRoster([name], chat: chat, limit: rosterLimit)).isEmpty {
+                let off = !(try transaction.settings(for: chat)).weeklyPostIsOn(defaultChat: defaultChat)
                 return .text("Now tracking \(name)." + (off ? " The weekly post is off here; turn it on with: weekly on" : ""))
             }
-            let roster = try await store.roster(of: invocation.targetChatID)
-            return roster.contains { $0.nameKey == name.lowercased() }
+            return try transaction.roster(of: chat).contains { $0.nameKey == name.lowercased() }
                 ? .text("\(name) is already tracked.")
                 : .text("The roster is full (\(rosterLimit) users). Untrack someone first.")
         }
@@ -35,16 +33,15 @@ public struct TrackCommand: Command {
 public struct UntrackCommand: Command {
     public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a Last.fm user from this chat's roster", adminOnly: true)
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         let name = invocation.arguments[0]
-        return await savingState {
-            guard let removed = try await store.removeFromRoster(name, chat: invocation.targetChatID) else {
+        return .change { transaction in
+            guard let removed = try transaction.removeFromRoster(name, chat: invocation.targetChatID) else {
                 return .text("“\(name.prefix(40))” is not tracked here.")
             }
             return .text("Stopped tracking \(removed.lastFMName).")
@@ -56,15 +53,14 @@ public struct UntrackCommand: Command {
 public struct TrackedCommand: Command {
     public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the Last.fm users this chat tracks")
     public let guards: [any CommandGuard]
-    let store: BotStore
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(maxArguments: 0)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        return await savingState {
-            let roster = try await store.roster(of: invocation.targetChatID)
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        .change { transaction in
+            let roster = try transaction.roster(of: invocation.targetChatID)
             guard !roster.isEmpty else { return .text(Self.emptyRoster(of: invocation)) }
             return .text("Tracked (\(roster.count)): " + roster.map(\.lastFMName).joined(separator: ", "))
         }
@@ -74,7 +70,11 @@ public struct TrackedCommand: Command {
 extension TrackedCommand {
     /// What an empty roster says, for `tracked` and `postnow`.
     static func emptyRoster(of invocation: CommandInvocation) -> String {
-        "Nobody is tracked \(invocation.targetChatID == invocation.chatID ? "here" : "in that chat") yet. Add someone with: track <user>"
+        emptyRoster(invocation.targetChatID, askedIn: invocation.chatID)
+    }
+
+    static func emptyRoster(_ chat: Int64, askedIn asked: Int64) -> String {
+        "Nobody is tracked \(chat == asked ? "here" : "in that chat") yet. Add someone with: track <user>"
     }
 }
 
@@ -82,26 +82,28 @@ extension TrackedCommand {
 public struct ImportCommand: Command {
     public let spec = CommandSpec(name: "import", arguments: "<user>", summary: "add a Last.fm user's friends to the roster", adminOnly: true)
     public let guards: [any CommandGuard]
-    let store: BotStore
     let lastFM: any LastFMClient
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChatAndUser()
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard let name = invocation.lastFMUser else { return .text(spec.usageMessage(UsageError())) }
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        let friends: [String]
         do {
-            let friends = try await lastFM.allFriends(user: name).map(\.name)
-            guard !friends.isEmpty else { return .text("\(name) has no Last.fm friends to import.") }
-            let added = try await store.addToRoster(friends, chat: invocation.targetChatID, limit: rosterLimit)
+            friends = try await lastFM.allFriends(user: name).map(\.name)
+        } catch let error as LastFMError {
+            return .reply(.text(error.userMessage))
+        } catch {
+            return .reply(.text("Could not read \(name)’s Last.fm friends just now. Try again in a minute."))
+        }
+        guard !friends.isEmpty else { return .reply(.text("\(name) has no Last.fm friends to import.")) }
+        return .change { transaction in
+            let added = try transaction.addToRoster(friends, chat: invocation.targetChatID, limit: rosterLimit)
             var text = "Imported \(WeekDescription.count(added.count, "friend")) of \(name); skipped \(friends.count - added.count)"
             text += added.count < friends.count ? " (already tracked, or the roster is full at \(rosterLimit))." : "."
             return .text(text)
-        } catch let error as LastFMError {
-            return .text(error.userMessage)
-        } catch {
-            return .text(StorageFailure.message)
         }
     }
 }

@@ -46,10 +46,10 @@ public struct ThrowbackCommand: Command {
         return .success(parsed)
     }
 
-    public func execute(_ invocation: CommandInvocation) async -> BotReply {
-        guard let user = invocation.lastFMUser else { return .text(LinkedAccountGuard.notLinked) }
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard let user = invocation.lastFMUser else { return .reply(.text(LinkedAccountGuard.notLinked)) }
         let minimum = (try? await store.settings(for: invocation.chatID).minimumPlayCount) ?? 1
-        return await throwback(user: user, yearsAgo: invocation.yearsAgo ?? 1, minimumPlayCount: minimum)
+        return .reply(await throwback(user: user, yearsAgo: invocation.yearsAgo ?? 1, minimumPlayCount: minimum))
     }
 
     /// A throwback, with errors turned into their user-facing line.

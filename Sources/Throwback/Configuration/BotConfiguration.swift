@@ -28,6 +28,8 @@ public struct BotConfiguration: Sendable {
     public var httpPort: Int?
     /// `HTTP_HOST`: the address they are bound to.
     public var httpHost: String
+    /// `REPLY_TTL`: a reply that could not be sent for this long is dropped.
+    public var replyTTL: Duration
 
     public enum LogFormat: String, Sendable {
         case text
@@ -41,8 +43,10 @@ public struct BotConfiguration: Sendable {
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
-        logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200
+        logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
+        replyTTL: Duration = .seconds(3600)
     ) {
+        self.replyTTL = replyTTL
         self.coverCacheMB = coverCacheMB
         self.telegramToken = telegramToken
         self.telegramAPIURL = telegramAPIURL
@@ -68,7 +72,7 @@ public struct BotConfiguration: Sendable {
     public static let keys = [
         "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
-        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not.
@@ -190,6 +194,21 @@ public struct BotConfiguration: Sendable {
             httpPort = nil
         }
         httpHost = text("http.host") ?? "127.0.0.1"
+        let ttlText = text("reply.ttl") ?? "1h"
+        guard let ttl = Self.duration(ttlText), (60...86_400).contains(ttl) else {
+            throw ConfigurationError.invalid(key: "REPLY_TTL", value: ttlText, expected: "a time between 1m and 24h, such as “1h”, “30m” or “900” (seconds)")
+        }
+        replyTTL = .seconds(ttl)
+    }
+
+    /// Seconds, or a number with `s`, `m` or `h`.
+    static func duration(_ text: String) -> Int64? {
+        let text = text.lowercased()
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
+        let (digits, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+        guard let number = Int64(digits), number >= 0 else { return nil }
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : seconds
     }
 
     /// One line with the effective configuration, secrets shown only as set or unset.
@@ -203,6 +222,7 @@ public struct BotConfiguration: Sendable {
             "THROWBACK_TIMEZONE=\(timeZone.identifier)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
+            "REPLY_TTL=\(Int(replyTTL.seconds))s",
         ].joined(separator: " ")
     }
 

@@ -9,13 +9,17 @@ public actor AdminGuard: CommandGuard {
     private let telegram: (any TelegramClient)?
     private let clock: ElapsedClock
     private let cacheLifetime: Duration
+    private let patience: Duration
     private var administrators: BoundedCache<Int64, Set<Int64>>
 
-    /// - Parameter telegram: the client to ask `getChatAdministrators`; nil in the console.
+    /// - Parameters:
+    ///   - telegram: the client to ask `getChatAdministrators`; nil in the console.
+    ///   - patience: the longest a lookup may wait on flood waits and retries.
     public init(
         globalAdmins: [Int64], telegram: (any TelegramClient)?, clock: any Clock<Duration> = ContinuousClock(),
-        cacheLifetime: Duration = .seconds(300), cachedChats: Int = 2048
+        cacheLifetime: Duration = .seconds(300), cachedChats: Int = 2048, patience: Duration = .seconds(10)
     ) {
+        self.patience = patience
         self.globalAdmins = Set(globalAdmins)
         self.telegram = telegram
         self.clock = ElapsedClock(clock)
@@ -42,7 +46,9 @@ public actor AdminGuard: CommandGuard {
     private func administrators(of chat: Int64) async -> Set<Int64>? {
         let now = clock.elapsed()
         if let cached = administrators.value(forKey: chat, now: now) { return cached }
-        guard let telegram, chat < 0, let members = try? await telegram.getChatAdministrators(chatID: chat) else { return nil }
+        guard let telegram, chat < 0,
+              let members = try? await telegram.send(TelegramRequest<[ChatMember]>.getChatAdministrators(chatID: chat).patient(for: patience))
+        else { return nil }
         let ids = Set(members.map(\.user.id))
         administrators.set(ids, forKey: chat, expiresAt: now + cacheLifetime)
         return ids

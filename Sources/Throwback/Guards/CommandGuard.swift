@@ -32,6 +32,8 @@ public struct CommandInvocation: Sendable, Equatable {
     public var senderChatID: Int64?
     /// The forum topic the command came from, where replies and posts belong.
     public var topicID: Int64?
+    /// The message that carried the command, for an answer that comes later to quote it.
+    public var messageID: Int64?
     /// The words after the command word.
     public var arguments: [String]
     /// The chat the command manages: `chatID`, or an id given as the last argument.
@@ -46,8 +48,10 @@ public struct CommandInvocation: Sendable, Equatable {
     public var toggle: Bool?
 
     public init(
-        chatID: Int64, isPrivateChat: Bool, userID: Int64, senderChatID: Int64? = nil, topicID: Int64? = nil, arguments: [String] = []
+        chatID: Int64, isPrivateChat: Bool, userID: Int64, senderChatID: Int64? = nil, topicID: Int64? = nil, messageID: Int64? = nil,
+        arguments: [String] = []
     ) {
+        self.messageID = messageID
         self.chatID = chatID
         self.isPrivateChat = isPrivateChat
         self.userID = userID

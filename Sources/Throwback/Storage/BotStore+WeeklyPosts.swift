@@ -1,103 +1,140 @@
 import Foundation
 import GRDB
 
-/// Where a chat's weekly post for one week stands, once claimed.
+/// A chat's weekly post for one week, claimed by this process.
 public struct WeeklyPostProgress: Sendable, Equatable {
     public var chatID: Int64
     /// The Unix time at which the Last.fm week starts.
     public var week: Int64
     public var generation: Int
-    /// Roster keys of users already posted, or possibly posted (a message that was going out
-    /// when the process stopped counts: once beats twice).
-    public var postedUsers: Set<String>
-    /// Messages recorded so far in this generation.
-    public var messageCount: Int
+    /// The moment the post was due, which decides the weeks it shows.
+    public var dueAt: Date
+    /// Where a `postnow` was sent from, to confirm it or say why it failed.
+    public var reply: ReplyTarget?
+}
+
+/// A message to answer later: where it was sent, and its id, to quote it.
+public struct ReplyTarget: Sendable, Equatable {
+    public var chatID: Int64
+    public var messageID: Int64?
+    public var topicID: Int64?
+
+    public init(chatID: Int64, messageID: Int64?, topicID: Int64?) {
+        self.chatID = chatID
+        self.messageID = messageID
+        self.topicID = topicID
+    }
+}
+
+/// The answer to a claim on a chat's weekly post.
+public enum WeeklyClaim: Sendable, Equatable {
+    case claimed(WeeklyPostProgress)
+    /// This week's post has gone out (to the outbox) already.
+    case alreadyPosted
+    /// A process is composing it now; its lease runs until then.
+    case heldElsewhere(until: Date)
+}
+
+extension StoreTransaction {
+    /// Claims a chat's weekly post for `week`, with one conditional write, before anything is
+    /// composed: a new claim; a completed one again with `force` (a new generation); or an
+    /// open one whose lease has run out (its process stopped), to finish it.
+    ///
+    /// - Parameters:
+    ///   - lease: how long the claim is this process's; `renewLease` extends it.
+    ///   - reply: where to answer once the post went out or failed (`postnow`).
+    public func claimWeeklyPost(
+        chat: Int64, week: Int64, dueAt: Date, force: Bool, owner: String, lease: Duration, reply: ReplyTarget? = nil, now: Date
+    ) throws -> WeeklyClaim {
+        let until = now.addingTimeInterval(lease.seconds)
+        if var claim = try WeeklyPostClaim.fetchOne(db, key: ["chatID": chat, "week": week]) {
+            if claim.completedAt != nil {
+                guard force else { return .alreadyPosted }
+                claim.generation += 1
+                claim.claimedAt = now
+                claim.dueAt = dueAt
+                claim.completedAt = nil
+                (claim.replyChatID, claim.replyMessageID, claim.replyTopicID) = (reply?.chatID, reply?.messageID, reply?.topicID)
+            } else if let held = claim.leaseExpiresAt, held > now {
+                return .heldElsewhere(until: held)
+            } else if let reply {
+                (claim.replyChatID, claim.replyMessageID, claim.replyTopicID) = (reply.chatID, reply.messageID, reply.topicID)
+            }
+            claim.owner = owner
+            claim.leaseExpiresAt = until
+            try claim.update(db)
+            return .claimed(claim.progress)
+        }
+        let claim = WeeklyPostClaim(
+            chatID: chat, week: week, generation: 1, claimedAt: now, dueAt: dueAt, completedAt: nil, owner: owner, leaseExpiresAt: until,
+            replyChatID: reply?.chatID, replyMessageID: reply?.messageID, replyTopicID: reply?.topicID
+        )
+        try claim.insert(db)
+        return .claimed(claim.progress)
+    }
+
+    /// Keeps a claim this process holds for `lease` more. False when it is no longer ours.
+    public func renewLease(_ progress: WeeklyPostProgress, owner: String, lease: Duration, now: Date) throws -> Bool {
+        try db.execute(
+            sql: "UPDATE weeklyPost SET leaseExpiresAt = ? WHERE chatID = ? AND week = ? AND generation = ? AND owner = ? AND completedAt IS NULL",
+            arguments: [StoredDate(now.addingTimeInterval(lease.seconds)), progress.chatID, progress.week, progress.generation, owner]
+        )
+        return db.changesCount > 0
+    }
+
+    /// Marks the post done, in the transaction that hands its messages to the outbox. False
+    /// when the claim is no longer this process's (its lease ran out and another took it).
+    public func completeWeeklyPost(_ progress: WeeklyPostProgress, owner: String, at date: Date) throws -> Bool {
+        try db.execute(
+            sql: """
+                UPDATE weeklyPost SET completedAt = ?, leaseExpiresAt = NULL
+                WHERE chatID = ? AND week = ? AND generation = ? AND owner = ? AND completedAt IS NULL
+                """,
+            arguments: [StoredDate(date), progress.chatID, progress.week, progress.generation, owner]
+        )
+        return db.changesCount > 0
+    }
+
+    /// Gives up a claim under which nothing was enqueued. With `retry`, the post stays open
+    /// for the scheduler to try again (its lease ends now); without, a first claim is
+    /// forgotten and a forced repeat falls back to "already posted".
+    public func releaseWeeklyPost(_ progress: WeeklyPostProgress, owner: String, retry: Bool, at date: Date) throws {
+        let arguments: StatementArguments = [progress.chatID, progress.week, progress.generation, owner]
+        let mine = "chatID = ? AND week = ? AND generation = ? AND owner = ? AND completedAt IS NULL"
+        if retry {
+            try db.execute(sql: "UPDATE weeklyPost SET leaseExpiresAt = NULL WHERE \(mine)", arguments: arguments)
+        } else if progress.generation == 1 {
+            try db.execute(sql: "DELETE FROM weeklyPost WHERE \(mine)", arguments: arguments)
+        } else {
+            try db.execute(sql: "UPDATE weeklyPost SET completedAt = ?, leaseExpiresAt = NULL WHERE \(mine)", arguments: [StoredDate(date)] + arguments)
+        }
+    }
 }
 
 extension BotStore {
-    /// Claims a chat's weekly post for `week`, with one conditional write, before anything is
-    /// sent. Returns nil when that week's post already went out (and `force` is off). A claim
-    /// left incomplete by an earlier run is resumed: the progress says who was posted.
-    public func claimWeeklyPost(chat: Int64, week: Int64, force: Bool, now: Date) async throws -> WeeklyPostProgress? {
-        try await database.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO weeklyPost (chatID, week, generation, claimedAt) VALUES (?, ?, 1, ?)
-                    ON CONFLICT(chatID, week) DO UPDATE SET generation = generation + 1, claimedAt = excluded.claimedAt, completedAt = NULL
-                    WHERE completedAt IS NOT NULL AND ?
-                    """,
-                arguments: [chat, week, StoredDate(now), force]
-            )
-            guard let claim = try WeeklyPostClaim.fetchOne(db, key: ["chatID": chat, "week": week]), claim.completedAt == nil else {
-                return nil
-            }
-            let messages = try WeeklyPostMessage
-                .filter(Column("chatID") == chat && Column("week") == week && Column("generation") == claim.generation)
-                .fetchAll(db)
-            let posted = messages.flatMap { $0.users.split(separator: "\n").map(String.init) }
-            return WeeklyPostProgress(chatID: chat, week: week, generation: claim.generation, postedUsers: Set(posted), messageCount: messages.count)
-        }
-    }
-
-    /// Records a message as going out, with the users it carries, before it is sent.
-    public func recordWeeklyMessage(_ progress: WeeklyPostProgress, sequence: Int, users: [String]) async throws {
-        try await database.write { db in
-            try WeeklyPostMessage(
-                chatID: progress.chatID, week: progress.week, generation: progress.generation, sequence: sequence,
-                users: users.joined(separator: "\n"), messageID: nil, sentAt: nil
-            ).insert(db)
-        }
-    }
-
-    /// Records the id Telegram gave a message of the post.
-    public func recordWeeklyMessageSent(_ progress: WeeklyPostProgress, sequence: Int, messageID: Int64, at date: Date) async throws {
-        try await database.write { db in
-            try db.execute(
-                sql: "UPDATE weeklyPostMessage SET messageID = ?, sentAt = ? WHERE chatID = ? AND week = ? AND generation = ? AND sequence = ?",
-                arguments: [messageID, StoredDate(date), progress.chatID, progress.week, progress.generation, sequence]
-            )
-        }
-    }
-
-    /// Forgets a message that certainly never left, so that its users are posted on resume.
-    public func forgetWeeklyMessage(_ progress: WeeklyPostProgress, sequence: Int) throws {
-        try database.write { db in
-            try db.execute(
-                sql: "DELETE FROM weeklyPostMessage WHERE chatID = ? AND week = ? AND generation = ? AND sequence = ?",
-                arguments: [progress.chatID, progress.week, progress.generation, sequence]
-            )
-        }
-    }
-
-    /// Marks the post done: the week's post has gone out.
-    public func completeWeeklyPost(_ progress: WeeklyPostProgress, at date: Date) async throws {
-        try await database.write { db in
-            try db.execute(
-                sql: "UPDATE weeklyPost SET completedAt = ? WHERE chatID = ? AND week = ? AND generation = ?",
-                arguments: [StoredDate(date), progress.chatID, progress.week, progress.generation]
-            )
-        }
-    }
-
-    /// Gives up a claim under which nothing was sent, so that the post is tried again later.
-    /// A forced repeat falls back to "already posted".
-    public func releaseWeeklyPost(_ progress: WeeklyPostProgress, at date: Date) async throws {
-        try await database.write { db in
-            if progress.generation == 1 {
-                try db.execute(sql: "DELETE FROM weeklyPost WHERE chatID = ? AND week = ?", arguments: [progress.chatID, progress.week])
-            } else {
-                try db.execute(
-                    sql: "UPDATE weeklyPost SET completedAt = ? WHERE chatID = ? AND week = ? AND generation = ?",
-                    arguments: [StoredDate(date), progress.chatID, progress.week, progress.generation]
-                )
-            }
-        }
-    }
-
     /// Whether `chat`'s post for `week` has gone out.
     public func weeklyPostIsComplete(chat: Int64, week: Int64) async throws -> Bool {
-        try await database.read { db in
+        try await read { db in
             try WeeklyPostClaim.fetchOne(db, key: ["chatID": chat, "week": week])?.completedAt != nil
         }
+    }
+
+    /// Posts claimed and never completed, for weeks that began at or after `since`: a process
+    /// stopped while composing them. With the moment each may be taken over.
+    public func openWeeklyPosts(since week: Int64) async throws -> [(progress: WeeklyPostProgress, freeAt: Date)] {
+        try await read { db in
+            try WeeklyPostClaim.filter(Column("completedAt") == nil && Column("week") >= week).fetchAll(db).map {
+                ($0.progress, $0.leaseExpiresAt ?? .distantPast)
+            }
+        }
+    }
+}
+
+extension WeeklyPostClaim {
+    var progress: WeeklyPostProgress {
+        WeeklyPostProgress(
+            chatID: chatID, week: week, generation: generation, dueAt: dueAt ?? claimedAt,
+            reply: replyChatID.map { ReplyTarget(chatID: $0, messageID: replyMessageID, topicID: replyTopicID) }
+        )
     }
 }

@@ -21,11 +21,15 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var active: Bool
     /// Whether throwbacks come as a cover collage with the chart as its caption.
     public var covers: Bool
+    /// Unix time of the last `weekly on` or schedule change: a post that fell due before it
+    /// was never missed, so it is not caught up. Nil: unchanged since before that was kept.
+    public var weeklySince: Int64?
 
     public init(
         id: Int64, minimumPlayCount: Int = 1, weeklyPost: Bool? = nil, schedule: String? = nil, scheduleZone: String? = nil,
-        weeklyTopicID: Int64? = nil, active: Bool = true, covers: Bool = true
+        weeklyTopicID: Int64? = nil, active: Bool = true, covers: Bool = true, weeklySince: Int64? = nil
     ) {
+        self.weeklySince = weeklySince
         self.id = id
         self.minimumPlayCount = minimumPlayCount
         self.weeklyPost = weeklyPost
@@ -47,6 +51,7 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
         weeklyTopicID = row["weeklyTopicID"]
         active = row["active"]
         covers = row["covers"]
+        weeklySince = row["weeklySince"]
     }
 
     /// Whether the weekly post is on, given the chat that gets it by default.
@@ -120,7 +125,9 @@ struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord, Stor
 }
 
 /// A chat's weekly post for one Last.fm week: the claim that makes it go out once.
-/// `generation` grows when a post is forced again.
+/// `generation` grows when a post is forced again. While open, the claim is held by the
+/// process composing it until `leaseExpiresAt`; a lease that ran out (its process died) may
+/// be taken over.
 struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
     static let databaseTableName = "weeklyPost"
 
@@ -129,20 +136,15 @@ struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord, S
     var week: Int64
     var generation: Int
     var claimedAt: Date
+    /// The moment the post was due, which decides the weeks it shows.
+    var dueAt: Date?
+    /// When its messages were handed to the outbox.
     var completedAt: Date?
-}
-
-/// One message of a weekly post: recorded as "sending" before it goes out, with its message
-/// id after, so that a restart knows which users were posted (or may have been).
-struct WeeklyPostMessage: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
-    static let databaseTableName = "weeklyPostMessage"
-
-    var chatID: Int64
-    var week: Int64
-    var generation: Int
-    var sequence: Int
-    /// The roster keys of the users in this message, separated by newlines.
-    var users: String
-    var messageID: Int64?
-    var sentAt: Date?
+    /// The process composing it, for the log.
+    var owner: String?
+    var leaseExpiresAt: Date?
+    /// Where to confirm a `postnow` sent from another chat, or to say why it failed.
+    var replyChatID: Int64?
+    var replyMessageID: Int64?
+    var replyTopicID: Int64?
 }

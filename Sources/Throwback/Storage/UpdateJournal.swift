@@ -6,7 +6,8 @@ import Telegram
 ///
 /// A batch is written to the inbox, together with the offset that confirms it, before the
 /// poller confirms it to Telegram. An update leaves the inbox, and is remembered as handled,
-/// right before its answer goes out. After a crash, the inbox is handled first; an update
+/// in the transaction that commits its effects and enqueues its answer in the outbox
+/// (`StoreTransaction.markHandled`). After a crash, the inbox is handled first; an update
 /// that Telegram delivers again is recognised and skipped.
 ///
 /// Updates are recognised by what they are (`Update.identity`: chat and message id, or the
@@ -27,7 +28,7 @@ public struct UpdateJournal: Sendable {
 
     /// Where polling resumes.
     public func offset() async throws -> Int64? {
-        try await store.database.read { db in
+        try await store.read { db in
             try Int64.fetchOne(db, sql: "SELECT nextOffset FROM updateOffset WHERE id = 1")
         }
     }
@@ -44,7 +45,8 @@ public struct UpdateJournal: Sendable {
             return (update, InboxUpdate(identity: identity, payload: try encoder.encode(update)))
         }
         let forgetBefore = StoredDate(now().addingTimeInterval(-memory))
-        return try await store.database.write { db in
+        return try await store.write { transaction in
+            let db = transaction.db
             // Cached statements: this runs for every poll, the hot path of the bot.
             let handled = try db.cachedStatement(sql: "SELECT 1 FROM handledUpdate WHERE identity = ?")
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)")
@@ -64,43 +66,20 @@ public struct UpdateJournal: Sendable {
 
     /// Updates received before a stop and never handled, in the order received.
     public func unhandled() async throws -> [Update] {
-        let payloads = try await store.database.read { db in
+        let payloads = try await store.read { db in
             try Data.fetchAll(db, sql: "SELECT payload FROM inboxEntry ORDER BY sequence")
         }
         let decoder = JSONDecoder()
         return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
     }
+}
 
-    public func isHandled(_ update: Update) async throws -> Bool {
-        guard let identity = update.identity else { return false }
-        return try await store.database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM handledUpdate WHERE identity = ?", arguments: [identity]) ?? false
-        }
-    }
-
+extension StoreTransaction {
     /// Marks an update handled: out of the inbox, into the handled identities. Idempotent.
-    public func markHandled(_ update: Update) async throws {
+    public func markHandled(_ update: Update, at date: Date) throws {
         guard let identity = update.identity else { return }
-        let handledAt = StoredDate(now())
-        try await store.database.write { db in
-            try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")
-                .execute(arguments: [identity, handledAt])
-        }
-    }
-
-    /// Undoes `markHandled` for an update whose answer certainly never left, so that it is
-    /// handled again: later in this process, or after a restart. It writes synchronously,
-    /// because it runs when the task may be cancelled, and an async database access would
-    /// refuse to start then.
-    public func reopen(_ update: Update) throws {
-        guard let identity = update.identity else { return }
-        let payload = try JSONEncoder().encode(update)
-        try store.database.write { db in
-            try db.execute(sql: "DELETE FROM handledUpdate WHERE identity = ?", arguments: [identity])
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)", arguments: [identity, payload]
-            )
-        }
+        try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")
+            .execute(arguments: [identity, StoredDate(date)])
     }
 }

@@ -2,26 +2,23 @@ import Foundation
 import LastFM
 import Logging
 import Networking
-import Synchronization
 import Telegram
 
 /// What became of one chat's weekly post.
 public enum WeeklyPostOutcome: Sendable, Equatable {
-    /// Sent: this many messages carrying this many users' sections.
-    case posted(messages: Int, users: Int)
+    /// Handed to the outbox: these messages (by outbox id), carrying this many users' sections.
+    case posted(messages: [Int64], users: Int)
     /// This week's post had already gone out.
     case alreadyPosted
     /// The chat tracks nobody.
     case nobodyTracked
-    /// Another run is posting to this chat right now.
+    /// A process is composing this chat's post right now.
     case inProgress
-    /// Telegram says the chat is gone or the bot was removed: its weekly post is now off.
-    case chatGone
     /// Last.fm failed for every user: nothing was sent; it will be tried again.
     case lastFMDown
-    /// Sending stopped (shutdown, or Telegram kept failing); the rest goes out on resume.
+    /// Composing stopped (shutdown); the post is finished after the restart.
     case interrupted
-    /// The chat's settings or roster could not be read.
+    /// The chat's settings or roster could not be read, or the post not recorded.
     case storageFailed
 
     /// For metrics and logs: `posted`, `already_posted`, …
@@ -31,7 +28,6 @@ public enum WeeklyPostOutcome: Sendable, Equatable {
         case .alreadyPosted: "already_posted"
         case .nobodyTracked: "nobody_tracked"
         case .inProgress: "in_progress"
-        case .chatGone: "chat_gone"
         case .lastFMDown: "lastfm_down"
         case .interrupted: "interrupted"
         case .storageFailed: "storage_failed"
@@ -39,130 +35,223 @@ public enum WeeklyPostOutcome: Sendable, Equatable {
     }
 }
 
-/// Sends a chat's weekly post exactly once per Last.fm week, on fmbot's autopost model: the
-/// post is claimed per (chat, week) with one conditional write before anything is sent;
-/// each message is recorded as going out before it is sent and with its message id after;
-/// a restart in the middle resumes with the users not yet posted, and never posts one twice.
+/// Posts a chat's weekly post exactly once per Last.fm week, on fmbot's autopost model: the
+/// post is claimed per (chat, week) with one conditional write, under a lease that makes it
+/// this process's alone; its users' weeks are composed; and all its messages are handed to
+/// the outbox in the transaction that completes the claim. The outbox then sends each
+/// message once. A process that stops while composing leaves its claim to be taken over once
+/// the lease runs out, and nothing was enqueued, so nobody is posted twice or skipped.
 ///
 /// Where the chat has covers on, the post opens with one collage of the chat's week: the
 /// roster's combined top albums, plays summed across users, with the post's header as its
 /// caption. Without a picture, the header opens the first text message instead.
 public struct WeeklyPoster: Sendable {
+    /// How long a claim is this process's without a renewal; it is renewed after every user.
+    public static let lease = Duration.seconds(120)
+
     private let composer: WeeklyPostComposer
     private let store: BotStore
-    private let telegram: any TelegramClient
+    private let outbox: OutboxDeliverer?
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let locks = ChatLocks()
     private let formatter: ChartFormatter
     private let metrics: BotMetrics
     private let photos: CollagePhotos?
+    private let lifetimes: OutboxLifetimes
+    /// Names this process on the claims it holds.
+    public let owner = UUID().uuidString
 
-    /// - Parameter formatter: Telegram HTML within 4096 units; tests pass a shorter limit to
-    ///   make a post take several messages.
+    /// - Parameters:
+    ///   - outbox: told of the messages once they are committed; nil where another process
+    ///     (the bot) will find them.
+    ///   - formatter: Telegram HTML within 4096 units; tests pass a shorter limit to make a
+    ///     post take several messages.
     public init(
-        composer: WeeklyPostComposer, store: BotStore, telegram: any TelegramClient, now: @escaping @Sendable () -> Date,
-        photos: CollagePhotos? = nil, formatter: ChartFormatter = .telegram, metrics: BotMetrics = .none, logger: Logger
+        composer: WeeklyPostComposer, store: BotStore, outbox: OutboxDeliverer?, now: @escaping @Sendable () -> Date,
+        photos: CollagePhotos? = nil, formatter: ChartFormatter = .telegram, lifetimes: OutboxLifetimes = OutboxLifetimes(),
+        metrics: BotMetrics = .none, logger: Logger
     ) {
+        self.lifetimes = lifetimes
         self.photos = photos
         self.composer = composer
         self.store = store
-        self.telegram = telegram
+        self.outbox = outbox
         self.now = now
         self.formatter = formatter
         self.metrics = metrics
         self.logger = logger
     }
 
+    /// The Last.fm week of a post due at `instant`.
+    public static func week(dueAt instant: Date) -> Int64 {
+        Int64(LastFMWeek.start(of: instant).timeIntervalSince1970)
+    }
+
     /// Posts `chat`'s weekly post for the Last.fm week that holds `instant`, the moment it
-    /// was due. `force` posts again even if this week's post went out.
+    /// was due, or finishes one a stopped process claimed. `force` posts again even if this
+    /// week's post went out.
     public func post(chat: Int64, dueAt instant: Date, force: Bool = false) async -> WeeklyPostOutcome {
+        let claim: WeeklyClaim?
+        do {
+            claim = try await store.write { [owner, now] transaction in
+                guard !(try transaction.roster(of: chat)).isEmpty else { return nil }
+                return try transaction.claimWeeklyPost(
+                    chat: chat, week: Self.week(dueAt: instant), dueAt: instant, force: force, owner: owner, lease: Self.lease, now: now()
+                )
+            }
+        } catch {
+            return report(.storageFailed, chat: chat, error: error)
+        }
+        switch claim {
+        case nil: return report(.nobodyTracked, chat: chat)
+        case .alreadyPosted?: return report(.alreadyPosted, chat: chat)
+        case .heldElsewhere?: return report(.inProgress, chat: chat)
+        case .claimed(let progress)?: return await compose(progress)
+        }
+    }
+
+    /// Claims a chat's post in a `postnow` command's transaction, forced, so that it counts
+    /// as this week's. The reply says why it could not be, or is silence; `finish` then
+    /// composes it, once the command has committed.
+    public func claimNow(chat: Int64, dueAt instant: Date, reply: ReplyTarget, in transaction: StoreTransaction) throws -> BotReply {
+        guard !(try transaction.roster(of: chat)).isEmpty else { return .text(TrackedCommand.emptyRoster(chat, askedIn: reply.chatID)) }
+        switch try transaction.claimWeeklyPost(
+            chat: chat, week: Self.week(dueAt: instant), dueAt: instant, force: true, owner: owner, lease: Self.lease, reply: reply, now: now()
+        ) {
+        case .claimed: return .silence
+        case .heldElsewhere, .alreadyPosted: return .text("The weekly post is going out right now.")
+        }
+    }
+
+    /// Composes and enqueues a post this process claimed in `claimNow`, if it still holds it.
+    public func finish(chat: Int64, dueAt instant: Date) async {
+        let week = Self.week(dueAt: instant)
+        let open = try? await store.openWeeklyPosts(since: week).first { $0.progress.chatID == chat && $0.progress.week == week }
+        guard let open, open.freeAt > now() else { return }
+        _ = await compose(open.progress)
+    }
+
+    private func compose(_ progress: WeeklyPostProgress) async -> WeeklyPostOutcome {
+        var logger = logger
+        logger[metadataKey: "chat"] = "\(progress.chatID)"
+        let settings: ChatSettings
+        let roster: [RosterEntry]
+        do {
+            settings = try await store.settings(for: progress.chatID)
+            roster = try await store.roster(of: progress.chatID)
+        } catch {
+            return await give(up: progress, as: .storageFailed, error: error, logger: logger)
+        }
+        var entries: [WeeklyEntry] = []
+        do {
+            for user in roster {
+                entries.append(try await composer.entry(for: user, minimumPlayCount: settings.minimumPlayCount, at: progress.dueAt))
+                guard try await store.write({ [owner, now] in
+                    try $0.renewLease(progress, owner: owner, lease: Self.lease, now: now())
+                }) else {
+                    return report(.inProgress, chat: progress.chatID)
+                }
+            }
+        } catch is CancellationError {
+            return await give(up: progress, as: .interrupted, logger: logger)
+        } catch {
+            return await give(up: progress, as: .storageFailed, error: error, logger: logger)
+        }
+        if !entries.isEmpty, entries.allSatisfy({ $0.content == .unavailable }) {
+            return await give(up: progress, as: .lastFMDown, logger: logger)
+        }
+        let messages = await messages(of: entries, progress: progress, settings: settings)
+        let confirmation = progress.reply.flatMap { reply in
+            reply.chatID == progress.chatID ? nil : answer(
+                "Posted the weekly throwbacks to chat \(progress.chatID) (\(WeekDescription.count(messages.count, "message"))).", to: reply
+            )
+        }
+        do {
+            let enqueued = try await store.write { [owner, now] transaction -> [OutboxMessage]? in
+                guard try transaction.completeWeeklyPost(progress, owner: owner, at: now()) else { return nil }
+                return try transaction.enqueue(messages + (confirmation.map { [$0] } ?? []), at: now())
+            }
+            guard let enqueued else { return report(.inProgress, chat: progress.chatID) }
+            outbox?.accept(enqueued)
+            return report(.posted(messages: enqueued.prefix(messages.count).map(\.id), users: entries.count), chat: progress.chatID)
+        } catch {
+            return report(.storageFailed, chat: progress.chatID, error: error)
+        }
+    }
+
+    /// The post's messages: the collage (where covers are on), then the sections, packed.
+    private func messages(of entries: [WeeklyEntry], progress: WeeklyPostProgress, settings: ChatSettings) async -> [OutboxMessage] {
+        let expiry = LastFMWeek.nextBoundary(after: Date(timeIntervalSince1970: TimeInterval(progress.week) + 1))
+        let chat = progress.chatID
+        let topic = settings.weeklyTopicID
+        var header: String? = formatter.weeklyHeader(for: WeeklyPostComposer.week(at: progress.dueAt))
+        var messages: [OutboxMessage] = []
+        if let caption = header, settings.covers, let photos, let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
+            let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
+            messages.append(OutboxMessage(
+                chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendPhoto(chatID: chat, photo: photo, captionHTML: caption, topic: topic),
+                // A picture Telegram refuses still leaves the post its header.
+                fallback: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: caption, topic: topic).receipted,
+                expiresAt: expiry
+            ))
+            header = nil
+        }
+        for message in formatter.weeklyMessages(header: header, sections: entries.map(formatter.weeklySection)) {
+            messages.append(OutboxMessage(
+                chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: message.text, topic: topic),
+                expiresAt: expiry
+            ))
+        }
+        return messages
+    }
+
+    /// Ends a claim nothing was enqueued under: open for another try where that may help, and
+    /// with a word to whoever asked for it.
+    private func give(up progress: WeeklyPostProgress, as outcome: WeeklyPostOutcome, error: (any Error)? = nil, logger: Logger) async -> WeeklyPostOutcome {
+        let apology: OutboxMessage? = switch outcome {
+        case .lastFMDown: progress.reply.map { answer("Last.fm is having trouble, try again in a minute.", to: $0) }
+        case .storageFailed: progress.reply.map { answer(StorageFailure.message, to: $0) }
+        default: nil
+        }
+        do {
+            // A forced post that failed is not retried by itself: whoever forced it hears why.
+            let retry = outcome == .interrupted || progress.reply == nil
+            let enqueued = try await store.write { [owner, now] transaction in
+                try transaction.releaseWeeklyPost(progress, owner: owner, retry: retry, at: now())
+                return try transaction.enqueue(apology.map { [$0] } ?? [], at: now())
+            }
+            outbox?.accept(enqueued)
+        } catch {
+            logger.error("could not release a weekly post's claim; it is taken over once its lease ends", metadata: ["error": "\(error)"])
+        }
+        return report(outcome, chat: progress.chatID, error: error)
+    }
+
+    /// A one-line answer to `reply`, which waits no longer than replies do.
+    private func answer(_ text: String, to reply: ReplyTarget) -> OutboxMessage {
+        let html = ChartFormatter.telegram.fitted(text, limit: ChartFormatter.telegram.maxLength)
+        return OutboxMessage(
+            chatID: reply.chatID, kind: .reply,
+            request: TelegramRequest<SentMessage>.sendMessage(chatID: reply.chatID, html: html, replyTo: reply.messageID, topic: reply.topicID),
+            expiresAt: lifetimes.replyExpiry(askedAt: now())
+        )
+    }
+
+    private func report(_ outcome: WeeklyPostOutcome, chat: Int64, error: (any Error)? = nil) -> WeeklyPostOutcome {
         var logger = logger
         logger[metadataKey: "chat"] = "\(chat)"
-        guard locks.take(chat) else { return .inProgress }
-        defer { locks.release(chat) }
-        let outcome = await postLocked(chat: chat, dueAt: instant, force: force, logger: logger)
         metrics.increment("vinylogue_weekly_posts_total", [("outcome", outcome.name)])
         switch outcome {
         case let .posted(messages, users):
-            logger.info("weekly post sent", metadata: ["messages": "\(messages)", "users": "\(users)"])
+            logger.info("weekly post handed to the outbox", metadata: ["messages": "\(messages.count)", "users": "\(users)"])
         case .alreadyPosted, .nobodyTracked, .inProgress:
             logger.info("weekly post skipped", metadata: ["reason": "\(outcome.name)"])
-        case .chatGone, .lastFMDown, .interrupted, .storageFailed:
+        case .lastFMDown, .interrupted:
             logger.notice("weekly post not sent", metadata: ["reason": "\(outcome.name)"])
+        case .storageFailed:
+            logger.error("weekly post not sent", metadata: ["reason": "\(outcome.name)", "error": "\(error.map { "\($0)" } ?? "")"])
         }
         return outcome
-    }
-
-    private func postLocked(chat: Int64, dueAt instant: Date, force: Bool, logger: Logger) async -> WeeklyPostOutcome {
-        let week = Int64(LastFMWeek.start(of: instant).timeIntervalSince1970)
-        let settings: ChatSettings
-        let roster: [RosterEntry]
-        var progress: WeeklyPostProgress
-        do {
-            settings = try await store.settings(for: chat)
-            roster = try await store.roster(of: chat)
-            guard !roster.isEmpty else { return .nobodyTracked }
-            guard let claimed = try await store.claimWeeklyPost(chat: chat, week: week, force: force, now: now()) else { return .alreadyPosted }
-            progress = claimed
-        } catch {
-            logger.error("could not read or claim the weekly post", metadata: ["error": "\(error)"])
-            return .storageFailed
-        }
-        if !progress.postedUsers.isEmpty {
-            logger.notice("resuming a weekly post", metadata: ["alreadyPosted": "\(progress.postedUsers.count)", "of": "\(roster.count)"])
-        }
-        let remaining = roster.filter { !progress.postedUsers.contains($0.nameKey) }
-        var entries: [WeeklyEntry] = []
-        do {
-            for user in remaining {
-                entries.append(try await composer.entry(for: user, minimumPlayCount: settings.minimumPlayCount, at: instant))
-            }
-        } catch {
-            return .interrupted
-        }
-        if progress.messageCount == 0, !entries.isEmpty, entries.allSatisfy({ $0.content == .unavailable }) {
-            try? await store.releaseWeeklyPost(progress, at: now())
-            return .lastFMDown
-        }
-        var header = progress.messageCount == 0 ? formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant)) : nil
-        let firstSequence = progress.messageCount
-        var sequence = firstSequence
-        if let caption = header, settings.covers, let photos,
-           let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
-            let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
-            let request = TelegramRequest<SentMessage>.sendPhoto(
-                chatID: progress.chatID, photo: photo, captionHTML: caption, topic: settings.weeklyTopicID
-            )
-            switch await send(request, users: [], sequence: sequence, progress: &progress, logger: logger) {
-            case .sent, .maybeSent:
-                sequence += 1
-                header = nil
-            case .refused: sequence += 1
-            case .notSent: return .interrupted
-            case .gone: return .chatGone
-            }
-        }
-        let messages = formatter.weeklyMessages(header: header, sections: entries.map(formatter.weeklySection))
-        for message in messages {
-            let users = message.sections.map { entries[$0].key }
-            let request = TelegramRequest<SentMessage>.sendMessage(chatID: progress.chatID, html: message.text, topic: settings.weeklyTopicID)
-            switch await send(request, users: users, sequence: sequence, progress: &progress, logger: logger) {
-            case .sent, .maybeSent, .refused: sequence += 1
-            case .notSent: return .interrupted
-            case .gone: return .chatGone
-            }
-        }
-        do {
-            try await store.completeWeeklyPost(progress, at: now())
-        } catch {
-            logger.error("could not record a weekly post as complete", metadata: ["error": "\(error)"])
-        }
-        return .posted(messages: sequence - firstSequence, users: entries.count)
-    }
-
-    private enum Delivery {
-        case sent, maybeSent, refused, notSent, gone
     }
 
     /// The albums the roster played most that week together: plays summed across users (an
@@ -187,58 +276,5 @@ public struct WeeklyPoster: Sendable {
         return ranked.prefix(limit).enumerated().map { index, entry in
             ChartAlbum(artist: entry.album.artist, name: entry.album.name, playCount: entry.album.playCount, rank: index + 1)
         }
-    }
-
-    /// Sends one message of the post, recording it before and after.
-    private func send(
-        _ request: TelegramRequest<SentMessage>, users: [String], sequence: Int, progress: inout WeeklyPostProgress, logger: Logger
-    ) async -> Delivery {
-        do {
-            try await store.recordWeeklyMessage(progress, sequence: sequence, users: users)
-        } catch {
-            logger.error("could not record a weekly message before sending; stopping", metadata: ["error": "\(error)"])
-            return .notSent
-        }
-        do {
-            let message = try await telegram.send(request)
-            // A group that became a supergroup: its records moved with it.
-            progress.chatID = message.chatID
-            try? await store.recordWeeklyMessageSent(progress, sequence: sequence, messageID: message.messageID, at: now())
-            return .sent
-        } catch let error where error.certainlyNotSent {
-            do { try store.forgetWeeklyMessage(progress, sequence: sequence) } catch {
-                logger.error("could not forget an unsent weekly message", metadata: ["error": "\(error)"])
-            }
-            logger.notice("weekly message not sent; the rest goes out on resume", metadata: ["error": "\(error)"])
-            return .notSent
-        } catch let error as TelegramError where error.meansChatIsGone {
-            logger.notice("the chat is gone or removed the bot; turning its weekly post off", metadata: ["error": "\(error)"])
-            try? store.forgetWeeklyMessage(progress, sequence: sequence)
-            try? await store.markInactive(progress.chatID)
-            return .gone
-        } catch let error as TelegramError where error.isRefusal {
-            // Telegram read it and said no (a deleted topic, HTML it cannot parse): sending it
-            // again would be refused again. Say so plainly rather than call it posted.
-            logger.error("Telegram refused a weekly message; it is not sent again this week", metadata: ["error": "\(error)"])
-            return .refused
-        } catch {
-            // It may have reached Telegram: its users count as posted.
-            logger.warning("a weekly message may not have arrived; not sending it again", metadata: ["error": "\(error)"])
-            return .maybeSent
-        }
-    }
-}
-
-/// The chats being posted to in this process: the scheduler and `postnow` never post to
-/// the same chat at once.
-private final class ChatLocks: Sendable {
-    private let busy = Mutex<Set<Int64>>([])
-
-    func take(_ chat: Int64) -> Bool {
-        busy.withLock { $0.insert(chat).inserted }
-    }
-
-    func release(_ chat: Int64) {
-        _ = busy.withLock { $0.remove(chat) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// `postnow` in Telegram: posts to the chat (forced, so it counts as the week's post) and
-/// answers the admin only when there is something to say.
+/// `postnow` in Telegram: claims the chat's post (forced, so it counts as the week's post)
+/// in the command's own transaction, then composes it for the outbox. In the chat itself the
+/// post speaks for itself; from another chat, the admin hears how it went.
 public struct TelegramWeeklyPosting: WeeklyPosting {
     private let poster: WeeklyPoster
     private let now: @Sendable () -> Date
@@ -11,27 +12,15 @@ public struct TelegramWeeklyPosting: WeeklyPosting {
         self.now = now
     }
 
-    public func postNow(_ invocation: CommandInvocation) async -> BotReply {
+    public func postNow(_ invocation: CommandInvocation) async -> CommandResult {
         let chat = invocation.targetChatID
-        switch await poster.post(chat: chat, dueAt: now(), force: true) {
-        case .posted(let messages, _):
-            // In the chat itself the post speaks for itself.
-            return chat == invocation.chatID ? .silence : .text("Posted the weekly throwbacks to chat \(chat) (\(WeekDescription.count(messages, "message"))).")
-        case .inProgress:
-            return .text("The weekly post is going out right now.")
-        case .alreadyPosted:
-            return .text("This week's post has already gone out.")
-        case .nobodyTracked:
-            return .text(TrackedCommand.emptyRoster(of: invocation))
-        case .chatGone:
-            return .text("I can’t post in chat \(chat) any more, so its weekly post is now off.")
-        case .lastFMDown:
-            return .text("Last.fm is having trouble, try again in a minute.")
-        case .interrupted:
-            return .text("Telegram did not take the whole post. Send postnow again to finish it.")
-        case .storageFailed:
-            return .text(StorageFailure.message)
-        }
+        let reply = ReplyTarget(chatID: invocation.chatID, messageID: invocation.messageID, topicID: invocation.topicID)
+        let instant = now()
+        return .change({ [poster] transaction in
+            try poster.claimNow(chat: chat, dueAt: instant, reply: reply, in: transaction)
+        }, then: { [poster] in
+            await poster.finish(chat: chat, dueAt: instant)
+        })
     }
 }
 
@@ -45,13 +34,13 @@ public struct TerminalWeeklyPosting: WeeklyPosting {
         self.now = now
     }
 
-    public func postNow(_ invocation: CommandInvocation) async -> BotReply {
+    public func postNow(_ invocation: CommandInvocation) async -> CommandResult {
         do {
             let messages = try await preview.messages(chat: invocation.targetChatID, dueAt: now(), formatter: .plain)
-            guard !messages.isEmpty else { return .text(TrackedCommand.emptyRoster(of: invocation)) }
-            return .text(messages.joined(separator: "\n\n"))
+            guard !messages.isEmpty else { return .reply(.text(TrackedCommand.emptyRoster(of: invocation))) }
+            return .reply(.text(messages.joined(separator: "\n\n")))
         } catch {
-            return .text("The weekly post could not be put together just now. Try again in a minute.")
+            return .reply(.text("The weekly post could not be put together just now. Try again in a minute."))
         }
     }
 }

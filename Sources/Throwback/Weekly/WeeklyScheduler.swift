@@ -36,10 +36,14 @@ public struct WeeklyCalendar: Sendable {
     }
 
     /// The instant a chat's post for the current week was due, if it was due in a Last.fm
-    /// week that is not over yet: the post to send (or catch up on) now.
+    /// week that is not over yet, while the chat's post was on: the post to send (or catch
+    /// up on) now. A post turned on, or rescheduled, after its time this week had passed was
+    /// never missed: the first one comes at the next scheduled time.
     public func dueInstant(for settings: ChatSettings, now: Date) -> Date? {
         let due = time(for: settings).previous(atOrBefore: now)
-        return now < LastFMWeek.nextBoundary(after: due) ? due : nil
+        guard now < LastFMWeek.nextBoundary(after: due) else { return nil }
+        if let since = settings.weeklySince, due.timeIntervalSince1970 < TimeInterval(since) { return nil }
+        return due
     }
 }
 
@@ -85,9 +89,10 @@ public final class ScheduleChanges: Sendable {
 
 /// The weekly post as a service in the bot's service group: it sleeps on its clock until the
 /// next chat's post is due, posts every due chat (a few at a time, so one slow chat does not
-/// hold up the others), and on start catches up on posts that were due while the bot was
-/// down, as long as their week is not over. It ends with graceful shutdown; a post cut short
-/// resumes after the restart.
+/// hold up the others), and on start catches up on posts that fell due while the bot was
+/// down, as long as their week is not over. It also finishes posts whose process stopped
+/// while composing them, once their lease has run out. It ends with graceful shutdown; a
+/// post cut short is finished after the restart.
 public struct WeeklyScheduler: Service, CustomStringConvertible {
     private let poster: WeeklyPoster
     private let store: BotStore
@@ -98,12 +103,16 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
     private let maxConcurrentChats: Int
     /// The longest sleep: settings made elsewhere and wall-clock changes are noticed by then.
     private let maxSleep: Duration
+    /// Waits after a round in which some post could not go out, or the chats not be read.
+    private let retry: RetryPolicy
     private let logger: Logger
 
     public init(
         poster: WeeklyPoster, store: BotStore, calendar: WeeklyCalendar, changes: ScheduleChanges,
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, maxConcurrentChats: Int = 4,
-        maxSleep: Duration = .seconds(3600), logger: Logger
+        maxSleep: Duration = .seconds(3600),
+        retry: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(300), maxDelay: .seconds(900), jitter: 0.2),
+        logger: Logger
     ) {
         self.poster = poster
         self.store = store
@@ -113,6 +122,7 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
         self.now = now
         self.maxConcurrentChats = max(1, maxConcurrentChats)
         self.maxSleep = maxSleep
+        self.retry = retry
         self.logger = logger
     }
 
@@ -120,9 +130,16 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            var failures = 0
             while !Task.isCancelled {
-                let wake = await tick()
-                let wait = min(.seconds(max(0, wake.timeIntervalSince(now()))), maxSleep)
+                var wake = await tick()
+                if wake.failed {
+                    failures += 1
+                    wake.at = min(wake.at, now().addingTimeInterval(retry.delay(beforeRetry: failures).seconds))
+                } else {
+                    failures = 0
+                }
+                let wait = min(.seconds(max(0, wake.at.timeIntervalSince(now()))), maxSleep)
                 await withTaskGroup(of: Void.self) { race in
                     race.addTask { [clock] in try? await clock.sleep(wait) }
                     race.addTask { [changes] in await changes.wait() }
@@ -143,8 +160,7 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
         var due: [(chat: Int64, instant: Date)] = []
         for settings in try await calendar.chatsWithPostOn(store).sorted(by: { $0.id < $1.id }) where only == nil || settings.id == only {
             guard let instant = calendar.dueInstant(for: settings, now: now) else { continue }
-            let week = Int64(LastFMWeek.start(of: instant).timeIntervalSince1970)
-            let posted = try await store.weeklyPostIsComplete(chat: settings.id, week: week)
+            let posted = try await store.weeklyPostIsComplete(chat: settings.id, week: WeeklyPoster.week(dueAt: instant))
             if includingPosted || !posted {
                 due.append((settings.id, instant))
             }
@@ -152,34 +168,48 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
         return due
     }
 
-    /// Posts every chat that is due now; returns when the next post is due.
+    /// When the scheduler wakes next, and whether this round left something undone.
+    public struct Wake: Sendable {
+        public var at: Date
+        public var failed: Bool
+    }
+
+    /// Posts every chat that is due now, and finishes posts left open by a stopped process;
+    /// returns when the next post is due.
     @discardableResult
-    public func tick() async -> Date {
+    public func tick() async -> Wake {
         let now = now()
-        let due: [(chat: Int64, instant: Date)]
-        let upcoming: Date
+        var work: [(chat: Int64, instant: Date)]
+        var upcoming: Date
         do {
-            due = try await self.due(at: now)
+            work = try await due(at: now)
             upcoming = try await calendar.chatsWithPostOn(store).map { calendar.time(for: $0).next(after: now) }.min()
                 ?? now.addingTimeInterval(7 * 24 * 3600)
+            for (progress, freeAt) in try await store.openWeeklyPosts(since: WeeklyPoster.week(dueAt: now)) {
+                if freeAt > now {
+                    upcoming = min(upcoming, freeAt)
+                } else if !work.contains(where: { $0.chat == progress.chatID }) {
+                    work.append((progress.chatID, progress.dueAt))
+                }
+            }
         } catch {
-            logger.error("could not read the chats for the weekly post", metadata: ["error": "\(error)"])
-            return now.addingTimeInterval(300)
+            // Shutdown cancels what was in progress: that is no error.
+            if !Task.isCancelled { logger.error("could not read the chats for the weekly post", metadata: ["error": "\(error)"]) }
+            return Wake(at: now.addingTimeInterval(retry.delay(beforeRetry: 1).seconds), failed: true)
         }
-        var retrySoon = false
+        var failed = false
         await withTaskGroup(of: WeeklyPostOutcome.self) { group in
-            var next = due.makeIterator()
+            var next = work.makeIterator()
             for _ in 0..<maxConcurrentChats {
                 guard let (chat, instant) = next.next() else { break }
                 group.addTask { await poster.post(chat: chat, dueAt: instant) }
             }
             for await outcome in group {
-                if [.lastFMDown, .interrupted, .storageFailed].contains(outcome) { retrySoon = true }
+                if [.lastFMDown, .interrupted, .storageFailed].contains(outcome) { failed = true }
                 guard !Task.isCancelled, let (chat, instant) = next.next() else { continue }
                 group.addTask { await poster.post(chat: chat, dueAt: instant) }
             }
         }
-        // A post that could not go out is tried again in a quarter of an hour, while its week lasts.
-        return retrySoon ? min(upcoming, now.addingTimeInterval(900)) : upcoming
+        return Wake(at: upcoming, failed: failed)
     }
 }

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// At most `limit` events in any `window`: the arithmetic of every outgoing rate limit of
+/// the bot (Last.fm's requests a second, Telegram's flood limits). Events are reserved, not
+/// polled: each caller is given the first moment that keeps the limit, in the order they
+/// ask, so waiting callers never race for a slot and are served first come, first served.
+/// A value type, so that many windows (one per chat) can sit in one cache behind one lock.
+public struct RateWindow: Sendable {
+    public let limit: Int
+    public let window: Duration
+    /// The moments reserved lately, at most `limit`, oldest first.
+    private var times: [Duration] = []
+
+    public init(limit: Int, window: Duration) {
+        self.limit = max(limit, 1)
+        self.window = window
+    }
+
+    /// The first moment at or after `now` when one more event keeps the limit.
+    public func earliest(now: Duration) -> Duration {
+        times.count < limit ? now : max(now, times[times.count - limit] + window)
+    }
+
+    /// Records an event at `time`, which must not be before the last one recorded.
+    public mutating func commit(at time: Duration) {
+        times.append(time)
+        if times.count > limit { times.removeFirst(times.count - limit) }
+    }
+
+    /// Reserves the first free moment at or after `now`.
+    public mutating func reserve(now: Duration) -> Duration {
+        let at = earliest(now: now)
+        commit(at: at)
+        return at
+    }
+
+    /// From this moment on the window holds nothing back: it behaves like a new one.
+    public var idleFrom: Duration { (times.last ?? .zero) + window }
+}
+
+/// A `RateWindow` that concurrent callers share: each call reserves the next free moment
+/// and waits for it. Cancelling a wait gives nothing back: the slot passes unused, which
+/// only ever errs on the side of the limit.
+public final class RequestPacer: Sendable {
+    private let window: Mutex<RateWindow>
+    private let clock: ElapsedClock
+
+    public init(limit: Int, per window: Duration, clock: ElapsedClock) {
+        self.window = Mutex(RateWindow(limit: limit, window: window))
+        self.clock = clock
+    }
+
+    /// Waits for this caller's slot. Throws `CancellationError` if cancelled while waiting.
+    public func next() async throws {
+        let now = clock.elapsed()
+        let at = window.withLock { $0.reserve(now: now) }
+        if at > now { try await clock.sleep(at - now) }
+    }
+}

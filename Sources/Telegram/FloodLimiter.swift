@@ -1,0 +1,70 @@
+import Networking
+import Synchronization
+
+/// Telegram's flood limits. The defaults are teloxide's.
+public struct FloodLimits: Sendable, Equatable {
+    public var perChatPerSecond = 1
+    public var perChatPerMinute = 20
+    public var perSupergroupOrChannelPerMinute = 10
+    public var overallPerSecond = 30
+    /// Added to each counting window (per minute, overall per second); the spacing within a
+    /// chat is already a full second. Telegram counts messages as they arrive, which is a
+    /// little after they leave and not evenly so; without a margin, a message that left on
+    /// time can still arrive as the 21st of a minute, or the 31st of a second.
+    public var margin: Duration = .milliseconds(100)
+
+    public init() {}
+}
+
+/// When each message to a chat may go, within the flood limits: one message a second per
+/// chat, a number a minute per chat (fewer for supergroups and channels), and a number a
+/// second overall. Each message is given the first moment that keeps its chat's limits, in
+/// the order asked; the overall limit is reserved only once that moment has come, since
+/// reserving it ahead would let one busy chat hold every other chat back. State per chat
+/// is forgotten once it holds nothing back, so a bot in thousands of chats stays bounded.
+public final class FloodLimiter: Sendable {
+    private struct ChatWindows: Sendable {
+        var second: RateWindow
+        var minute: RateWindow
+    }
+
+    private struct State: Sendable {
+        var overall: RateWindow
+        var chats: BoundedCache<Int64, ChatWindows>
+    }
+
+    private let limits: FloodLimits
+    private let state: Mutex<State>
+
+    public init(limits: FloodLimits = FloodLimits(), capacity: Int = 10_000) {
+        self.limits = limits
+        state = Mutex(State(
+            overall: RateWindow(limit: limits.overallPerSecond, window: .seconds(1) + limits.margin),
+            chats: BoundedCache(capacity: capacity)
+        ))
+    }
+
+    /// Reserves the next moment for a message to `chat` within its chat's limits.
+    public func reserve(in chat: Int64, now: Duration) -> Duration {
+        // Supergroup and channel ids start with -100.
+        let perMinute = chat <= -1_000_000_000_000 ? limits.perSupergroupOrChannelPerMinute : limits.perChatPerMinute
+        let margin = limits.margin
+        let perSecond = limits.perChatPerSecond
+        return state.withLock { state in
+            var windows = state.chats.value(forKey: chat, now: now) ?? ChatWindows(
+                second: RateWindow(limit: perSecond, window: .seconds(1)),
+                minute: RateWindow(limit: perMinute, window: .seconds(60) + margin)
+            )
+            let at = max(windows.second.earliest(now: now), windows.minute.earliest(now: now))
+            windows.second.commit(at: at)
+            windows.minute.commit(at: at)
+            state.chats.set(windows, forKey: chat, expiresAt: max(windows.second.idleFrom, windows.minute.idleFrom))
+            return at
+        }
+    }
+
+    /// Reserves the next moment within the overall limit, for a message whose chat slot has come.
+    public func reserveOverall(now: Duration) -> Duration {
+        state.withLock { $0.overall.reserve(now: now) }
+    }
+}

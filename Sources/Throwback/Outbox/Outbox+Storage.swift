@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+import Telegram
+
+/// The outbox table: every message the bot sends, as rows that move from pending to sending
+/// to a final state (see `OutboxMessage.State`).
+extension StoreTransaction {
+    /// Writes messages to the outbox, in order; returns them with their ids.
+    public func enqueue(_ messages: [OutboxMessage], at now: Date) throws -> [OutboxMessage] {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO outbox (chatID, kind, method, parameters, upload, fallback, collage, state, createdAt, expiresAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            """)
+        let created = StoredDate(now)
+        return try messages.map { message in
+            var message = message
+            try insert.execute(arguments: [
+                message.chatID, message.kind.rawValue, message.request.method, OutboxCoding.parameters(message.request),
+                message.request.attachments[OutboxCoding.photoPart]?.data, message.fallback.map(OutboxCoding.request),
+                message.collage.map(OutboxCoding.collage), created, StoredDate(message.expiresAt),
+            ])
+            message.id = db.lastInsertedRowID
+            return message
+        }
+    }
+
+    /// Marks a message as sending, if it is still pending and the first of its chat's queue
+    /// that no other process is sending: the moment after which a crash counts it as possibly
+    /// sent. False when another process took it, or an earlier message of its chat waits.
+    func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
+        try db.cachedStatement(sql: """
+            UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ?
+            WHERE id = ? AND state = 'pending' AND NOT EXISTS (
+                SELECT 1 FROM outbox earlier WHERE earlier.chatID = outbox.chatID AND earlier.id < outbox.id
+                AND (earlier.state = 'pending' OR (earlier.state = 'sending' AND earlier.owner <> ?)))
+            """).execute(arguments: [owner, StoredDate(now), id, owner])
+        return db.changesCount > 0
+    }
+
+    /// A message that certainly never left waits again.
+    func returnToPending(_ id: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE outbox SET state = 'pending', owner = NULL, sendingAt = NULL WHERE id = ? AND state = 'sending'")
+            .execute(arguments: [id])
+    }
+
+    /// Records what became of a message: sent (with Telegram's message id), unconfirmed, or
+    /// dropped; with `ifPending`, only if no process has taken it meanwhile.
+    func settle(
+        _ id: Int64, as state: OutboxMessage.State, messageID: Int64? = nil, note: String? = nil, ifPending: Bool = false, at now: Date
+    ) throws {
+        try db.cachedStatement(sql: "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ? AND (? OR state = 'pending')")
+            .execute(arguments: [state.rawValue, messageID, note, StoredDate(now), id, !ifPending])
+    }
+
+    /// Drops every message still waiting for `chat`, which can no longer be posted to;
+    /// returns their ids.
+    func dropPending(chat: Int64, note: String, at now: Date) throws -> [Int64] {
+        let ids = try Int64.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'pending' AND chatID = ?", arguments: [chat])
+        try db.execute(
+            sql: "UPDATE outbox SET state = 'dropped', note = ?, doneAt = ? WHERE state = 'pending' AND chatID = ?",
+            arguments: [note, StoredDate(now), chat]
+        )
+        return ids
+    }
+
+    /// Messages left "sending" by a process that is gone (none sends for as long as
+    /// `before` lies back): they may have left, so they are never sent again.
+    func settleAbandoned(sendingBefore cutoff: Date, at now: Date) throws -> Int {
+        try db.execute(
+            sql: "UPDATE outbox SET state = 'unconfirmed', note = 'its process stopped while sending it', doneAt = ? WHERE state = 'sending' AND sendingAt < ?",
+            arguments: [StoredDate(now), StoredDate(cutoff)]
+        )
+        return db.changesCount
+    }
+
+    /// Forgets messages done before `cutoff`, and the oldest done ones beyond `keeping`.
+    func pruneOutbox(doneBefore cutoff: Date, keeping: Int) throws {
+        try db.execute(sql: "DELETE FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') AND doneAt < ?", arguments: [StoredDate(cutoff)])
+        try db.execute(sql: """
+            DELETE FROM outbox WHERE id IN (
+                SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') ORDER BY id DESC LIMIT -1 OFFSET ?)
+            """, arguments: [keeping])
+    }
+}
+
+extension BotStore {
+    /// Messages waiting to be sent, oldest first, at most `limit`.
+    func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, chatID, kind, method, parameters, upload, fallback, collage, expiresAt
+                FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?
+                """, arguments: [limit]).compactMap(OutboxCoding.message)
+        }
+    }
+
+    /// What became of the messages with these ids, for a process waiting on them.
+    public func outboxStates(of ids: [Int64]) async throws -> [Int64: OutboxMessage.State] {
+        try await read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, state FROM outbox WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
+                                        arguments: StatementArguments(ids))
+            return Dictionary(uniqueKeysWithValues: rows.compactMap { row in
+                (row["state"] as String?).flatMap(OutboxMessage.State.init).map { (row["id"] as Int64, $0) }
+            })
+        }
+    }
+}
+
+/// How an outbox row holds a request: its parameters as JSON, an uploaded photo as its bytes.
+enum OutboxCoding {
+    /// The part name of the one file a message may upload (`sendPhoto`, `editMessageMedia`).
+    static let photoPart = "photo"
+
+    static func parameters(_ request: TelegramRequest<MessageReceipt>) -> Data {
+        Data(JSONValue.object(request.parameters).jsonBytes)
+    }
+
+    /// A fallback: a request without files, as one JSON object.
+    static func request(_ request: TelegramRequest<MessageReceipt>) -> Data {
+        Data(JSONValue.object(["method": .string(request.method), "parameters": .object(request.parameters)]).jsonBytes)
+    }
+
+    static func collage(_ key: CollageKey) -> String {
+        "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
+    }
+
+    /// A row read back; nil for one this version cannot read (it is then left alone).
+    static func message(_ row: Row) -> OutboxMessage? {
+        let decoder = JSONDecoder()
+        guard let kind = (row["kind"] as String?).flatMap(OutboxMessage.Kind.init), let method = row["method"] as String?,
+              let parameters = try? decoder.decode([String: JSONValue].self, from: row["parameters"] as Data? ?? Data()),
+              let expiresAt = (row["expiresAt"] as StoredDate?)?.date
+        else { return nil }
+        var attachments: [String: InputFile] = [:]
+        if let upload = row["upload"] as Data? {
+            attachments[photoPart] = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: upload)
+        }
+        var fallback: TelegramRequest<MessageReceipt>?
+        if let data = row["fallback"] as Data?, case .object(let object)? = try? decoder.decode(JSONValue.self, from: data),
+           let name = object["method"]?.stringValue, case .object(let fallbackParameters)? = object["parameters"] {
+            fallback = TelegramRequest(method: name, parameters: fallbackParameters)
+        }
+        var message = OutboxMessage(
+            chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, parameters: parameters, attachments: attachments),
+            fallback: fallback, collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
+        )
+        message.id = row["id"]
+        return message
+    }
+
+    private static func collageKey(_ text: String) -> CollageKey? {
+        let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let week = Int64(parts[0]), let minimum = Int(parts[1]) else { return nil }
+        return CollageKey(user: String(parts[2]), week: week, minimumPlayCount: minimum)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+import Telegram
+
+extension BotStore {
+    /// Every schema change, in order. Append-only: never edit a registered migration, add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: rosters, links, chats, update journal, Last.fm cache") { db in
+            try db.create(table: "chat") { t in
+                t.primaryKey("id", .integer)
+                t.column("minimumPlayCount", .integer).notNull().defaults(to: 1)
+                t.column("weeklyEnabled", .boolean).notNull().defaults(to: true)
+                t.column("schedule", .text)
+                t.column("active", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(table: "rosterEntry") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("nameKey", .text).notNull()
+                t.column("lastFMName", .text).notNull()
+                t.column("addedAt", .datetime).notNull()
+                t.primaryKey(["chatID", "nameKey"])
+            }
+            try db.create(table: "accountLink") { t in
+                t.primaryKey("telegramUserID", .integer)
+                t.column("lastFMName", .text).notNull()
+            }
+            try db.create(table: "updateOffset") { t in
+                t.primaryKey("id", .integer)
+                t.column("nextOffset", .integer).notNull()
+            }
+            try db.create(table: "inboxUpdate") { t in
+                t.primaryKey("updateID", .integer)
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "processedUpdate") { t in
+                t.primaryKey("updateID", .integer)
+                t.column("processedAt", .datetime).notNull()
+            }
+            try db.create(table: "lastfmCache") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .blob).notNull()
+                t.column("expiresAt", .datetime)
+            }
+        }
+        migrator.registerMigration("v2: updates known by what they are, not by update_id") { db in
+            try db.create(table: "inboxEntry") { t in
+                t.autoIncrementedPrimaryKey("sequence")
+                t.column("identity", .text).notNull().unique()
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "handledUpdate") { t in
+                t.primaryKey("identity", .text)
+                t.column("handledAt", .datetime).notNull().indexed()
+            }
+            // Carry the inbox over; handled ids need no carrying, because the stored offset
+            // already confirms them to Telegram.
+            let decoder = JSONDecoder()
+            for payload in try Data.fetchAll(db, sql: "SELECT payload FROM inboxUpdate ORDER BY updateID") {
+                guard let identity = (try? decoder.decode(Update.self, from: payload))?.identity else { continue }
+                try db.execute(sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)", arguments: [identity, payload])
+            }
+            try db.drop(table: "inboxUpdate")
+            try db.drop(table: "processedUpdate")
+            try db.create(table: "buttonName") { t in
+                t.primaryKey("key", .text)
+                t.column("name", .text).notNull()
+            }
+        }
+        migrator.registerMigration("v3: weekly posts, per-chat schedules and topics") { db in
+            try db.alter(table: "chat") { t in
+                t.add(column: "weeklyPost", .boolean)
+                t.add(column: "scheduleZone", .text)
+                t.add(column: "weeklyTopicID", .integer)
+            }
+            // No version before this one posted weekly, so no choice was ever acted on; only a
+            // chat that blocked the bot keeps its post off.
+            try db.execute(sql: "UPDATE chat SET weeklyPost = 0 WHERE active = 0")
+            try db.alter(table: "chat") { t in t.drop(column: "weeklyEnabled") }
+            try db.create(table: "weeklyPost") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("week", .integer).notNull()
+                t.column("generation", .integer).notNull()
+                t.column("claimedAt", .datetime).notNull()
+                t.column("completedAt", .datetime)
+                t.primaryKey(["chatID", "week"])
+            }
+            try db.create(table: "weeklyPostMessage") { t in
+                t.column("chatID", .integer).notNull()
+                t.column("week", .integer).notNull()
+                t.column("generation", .integer).notNull()
+                t.column("sequence", .integer).notNull()
+                t.column("users", .text).notNull()
+                t.column("messageID", .integer)
+                t.column("sentAt", .datetime)
+                t.primaryKey(["chatID", "week", "generation", "sequence"])
+            }
+        }
+        migrator.registerMigration("v4: album covers, per-chat setting and uploaded collages") { db in
+            try db.alter(table: "chat") { t in
+                t.add(column: "covers", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(table: "collagePhoto") { t in
+                t.column("user", .text).notNull()
+                t.column("week", .integer).notNull()
+                t.column("minimumPlayCount", .integer).notNull()
+                t.column("fileID", .text).notNull()
+                t.column("savedAt", .datetime).notNull()
+                t.primaryKey(["user", "week", "minimumPlayCount"])
+            }
+        }
+        migrator.registerMigration("v5: the outbox, weekly post leases, and when a chat's post was turned on") { db in
+            try db.create(table: "outbox") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("chatID", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("method", .text).notNull()
+                t.column("parameters", .blob).notNull()
+                t.column("upload", .blob)
+                t.column("fallback", .blob)
+                t.column("collage", .text)
+                t.column("state", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("expiresAt", .datetime).notNull()
+                t.column("owner", .text)
+                t.column("sendingAt", .datetime)
+                t.column("doneAt", .datetime)
+                t.column("messageID", .integer)
+                t.column("note", .text)
+            }
+            try db.create(index: "outboxByState", on: "outbox", columns: ["state", "chatID", "id"])
+            try db.alter(table: "weeklyPost") { t in
+                t.add(column: "dueAt", .datetime)
+                t.add(column: "owner", .text)
+                t.add(column: "leaseExpiresAt", .datetime)
+                t.add(column: "replyChatID", .integer)
+                t.add(column: "replyMessageID", .integer)
+                t.add(column: "replyTopicID", .integer)
+            }
+            // A post is now claimed, composed and handed to the outbox in one go. A claim an
+            // older version left open part-way may have sent some users already: once beats twice.
+            try db.execute(sql: """
+                UPDATE weeklyPost SET completedAt = claimedAt WHERE completedAt IS NULL AND EXISTS (
+                    SELECT 1 FROM weeklyPostMessage m
+                    WHERE m.chatID = weeklyPost.chatID AND m.week = weeklyPost.week AND m.generation = weeklyPost.generation)
+                """)
+            try db.drop(table: "weeklyPostMessage")
+            try db.alter(table: "chat") { t in
+                // Unix time of the last `weekly on` or schedule change: a post that fell due
+                // before it was never missed. Nil: on since before this version.
+                t.add(column: "weeklySince", .integer)
+            }
+        }
+        return migrator
+    }
+}
