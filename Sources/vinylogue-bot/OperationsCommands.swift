@@ -11,7 +11,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
         commandName: "healthcheck",
         abstract: "Exit 0 if the running bot is healthy, 1 if not (for container health checks).",
         discussion: """
-            With HTTP_PORT set it asks the running bot's /healthz, which is healthy while polling works \\
+            With HTTP_PORT set it asks the running bot's /healthz, which is healthy while polling works \
             and the database takes writes. Without it, it only checks that the database takes writes.
             """
     )

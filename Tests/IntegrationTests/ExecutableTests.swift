@@ -356,5 +356,7 @@ enum Executable {
         let result = try await Executable.run(arguments)
         #expect(result.status == 0)
         #expect(!result.stdout.isEmpty)
+        // A line continuation written as an escaped backslash shows up in the help.
+        #expect(!result.stdout.contains("\\"), "\(result.stdout)")
     }
 }
