@@ -47,7 +47,7 @@ public struct RetryingTelegramClient: TelegramClient {
         case .undecodable:
             // A garbled answer to a message may still mean it was posted.
             return request.postsToChat ? nil : policy.delay(beforeRetry: attempt)
-        case .chatMigrated, .unauthorized, .conflict, .forbidden, .badRequest:
+        case .chatMigrated, .unauthorized, .notFound, .conflict, .forbidden, .badRequest:
             return nil
         }
     }

@@ -139,8 +139,40 @@ enum Executable {
         ])
         await telegram.stop()
         #expect(result.status != 0)
-        #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized)"))
+        #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN."))
+        #expect(!result.stderr.contains("404 Not Found"))
         #expect(!result.stderr.contains("222:wrong-token"))
+    }
+
+    /// A wrong API URL is not a wrong token: the message names the 404 and both suspects.
+    @Test func runAndCheckNameA404AsA404() async throws {
+        let nothingHere = try await FakeHTTPServer.start { _ in .json(#"{"ok":false,"error_code":404,"description":"Not Found"}"#, status: 404) }
+        let refusing = try RefusingPort()
+        let apiURL = nothingHere.baseURL.appendingPathComponent("wrong/path").absoluteString
+        let environment = [
+            "TELEGRAM_BOT_TOKEN": "111:some-token", "TELEGRAM_API_URL": apiURL,
+            "LASTFM_API_KEY": "k", "LASTFM_API_URL": refusing.baseURL.appendingPathComponent("2.0/").absoluteString,
+        ]
+        var quietRun = environment
+        quietRun["LOG_LEVEL"] = "error"
+        let run = try await Executable.run(["run"], environment: quietRun)
+        let check = try await Executable.run(["check"], environment: environment)
+        await nothingHere.stop()
+
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("\(apiURL) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN."))
+        #expect(!run.stderr.contains("401 Unauthorized"))
+        #expect(!run.stderr.contains("111:some-token"))
+
+        // check: one line per service and nothing else, each naming where it asked and why it failed.
+        #expect(check.status != 0)
+        #expect(check.stderr.isEmpty, "\(check.stderr)")
+        let lines = check.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(check.stdout)")
+        guard lines.count == 2 else { return }
+        #expect(lines[0] == "Telegram: \(apiURL) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN.")
+        #expect(lines[1].hasPrefix("Last.fm: could not ask \(refusing.baseURL.absoluteString)/2.0/: network: "), "\(lines[1])")
+        #expect(lines[1].contains("connect"), "\(lines[1])")
     }
 
     @Test func theThrowbackCommandPrintsOneSummary() async throws {
