@@ -71,7 +71,8 @@ public struct BotConfiguration: Sendable {
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST",
     ]
 
-    /// A configuration and what was odd about it: keys that look like ours but are not.
+    /// A configuration and what was odd about it: keys that look like ours but are not, and
+    /// lines of `.env` that are not `KEY=value`.
     public struct Loaded: Sendable {
         public var configuration: BotConfiguration
         /// One line each, for the log once it is set up.
@@ -83,7 +84,8 @@ public struct BotConfiguration: Sendable {
     public static func load(
         environment: [String: String] = ProcessInfo.processInfo.environment, environmentFile path: String = ".env"
     ) throws -> Loaded {
-        let file = FileManager.default.contents(atPath: path).map { EnvironmentFile.parse(String(decoding: $0, as: UTF8.self)) } ?? [:]
+        let contents = FileManager.default.contents(atPath: path).map { EnvironmentFile.parse(String(decoding: $0, as: UTF8.self)) }
+        let file = contents?.variables ?? [:]
         let secrets = SecretsSpecifier<String, String>.specific(secretKeys)
         let reader = ConfigReader(providers: [
             EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: secrets),
@@ -92,11 +94,13 @@ public struct BotConfiguration: Sendable {
         let prefixes = Set(keys.map { String($0.prefix { $0 != "_" }) + "_" })
         let suspicious = file.keys.map { ($0, path) }
             + environment.keys.filter { key in prefixes.contains { key.hasPrefix($0) } }.map { ($0, "the environment") }
-        let warnings = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
+        // The line's text is not repeated: it may hold a secret that is not redacted, since it was never read as one.
+        let unreadable = (contents?.ignoredLines ?? []).map { "line \($0) of \(path) is not KEY=value and is ignored" }
+        let unknown = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
             let hint = EnvironmentFile.suggestion(for: key, among: keys).map { "; did you mean \($0)?" } ?? ""
-            return "\(key) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
+            return "\(EnvironmentFile.visible(key)) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
         }
-        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: warnings)
+        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown)
     }
 
     /// Reads and validates every key from `reader`.
