@@ -225,6 +225,19 @@ enum Executable {
         _ = try ImageInfo(inspecting: try Data(contentsOf: folder.appendingPathComponent(name)))
     }
 
+    /// `run` is the default, so a mistyped subcommand used to be read as an argument of `run`.
+    @Test func aMistypedSubcommandIsNamedWithTheOneMeant() async throws {
+        let typo = try await Executable.run(["consol", "--demo"])
+        #expect(typo.status == 64)
+        #expect(typo.stdout.isEmpty)
+        #expect(typo.stderr == "unknown command 'consol'; did you mean 'console'?\n")
+
+        let unknown = try await Executable.run(["frobnicate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("unknown command 'frobnicate'; the commands are run, console, throwback,"), "\(unknown.stderr)")
+        #expect(unknown.stderr.split(separator: "\n").count == 1)
+    }
+
     @Test func badArgumentsAreRefusedClearly() async throws {
         let result = try await Executable.run(["throwback", "alice", "0", "--demo"])
         #expect(result.status != 0)
@@ -383,7 +396,7 @@ enum Executable {
     }
 
     @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"],
-                      ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"]])
+                      ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"], ["help"], ["help", "console"]])
     func everySubcommandExplainsItself(arguments: [String]) async throws {
         let result = try await Executable.run(arguments)
         #expect(result.status == 0)

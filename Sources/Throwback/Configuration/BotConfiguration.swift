@@ -97,7 +97,7 @@ public struct BotConfiguration: Sendable {
         // The line's text is not repeated: it may hold a secret that is not redacted, since it was never read as one.
         let unreadable = (contents?.ignoredLines ?? []).map { "line \($0) of \(path) is not KEY=value and is ignored" }
         let unknown = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
-            let hint = EnvironmentFile.suggestion(for: key, among: keys).map { "; did you mean \($0)?" } ?? ""
+            let hint = NearMiss.of(key, among: keys).map { "; did you mean \($0)?" } ?? ""
             return "\(EnvironmentFile.visible(key)) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
         }
         return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown)

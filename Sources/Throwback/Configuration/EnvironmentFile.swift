@@ -50,13 +50,6 @@ public enum EnvironmentFile {
         return String(text)
     }
 
-    /// A near miss among `known` for an unknown key, for "did you mean" hints.
-    public static func suggestion(for key: String, among known: [String]) -> String? {
-        let candidates = known.map { (name: $0, distance: editDistance(key.uppercased(), $0)) }
-        guard let best = candidates.min(by: { $0.distance < $1.distance }), best.distance <= max(3, key.count / 3) else { return nil }
-        return best.name
-    }
-
     /// `key` as a person can read it in a warning: characters that show as nothing or as a
     /// space (a zero-width space, a no-break space) are written as `\u{…}`, so that a key
     /// that looks like a known one shows why it is not.
@@ -72,21 +65,6 @@ public enum EnvironmentFile {
             }
         }
         return out
-    }
-
-    /// Levenshtein distance, by Unicode scalar.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
-        guard !a.isEmpty else { return b.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in stride(from: 1, through: b.count, by: 1) {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
 
