@@ -43,10 +43,11 @@ struct Environment {
         }
     }
 
-    /// Prints `message` to stderr and returns the exit code to throw.
-    static func fail(_ message: String) -> ExitCode {
+    /// Prints `message` to stderr and returns the exit code to throw: by default 78, a
+    /// configuration problem.
+    static func fail(_ message: String, code: ExitCode = ExitCode(78)) -> ExitCode {
         FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(78)
+        return code
     }
 
     /// Runs `body`, turning a configuration error into its one-line message.

@@ -225,6 +225,47 @@ enum Executable {
         _ = try ImageInfo(inspecting: try Data(contentsOf: folder.appendingPathComponent(name)))
     }
 
+    @Test func aCollageFileThatCannotBeWrittenIsRefusedAtStartInOneLine() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let intoFolder = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", folder.path])
+        #expect(intoFolder.status == 64)
+        #expect(intoFolder.stdout.isEmpty)
+        #expect(intoFolder.stderr == "--collage: \(folder.path) is a folder; give a file name, such as \(folder.path)/collage.jpg.\n")
+
+        let noFolder = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", folder.path + "/missing/a.jpg"])
+        #expect(noFolder.status == 64)
+        #expect(noFolder.stderr == "--collage: there is no folder \(folder.path)/missing.\n")
+    }
+
+    @Test func aCollageFolderThatDoesNotExistIsCreatedAndAFileIsRefusedInOneLine() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let created = folder.appendingPathComponent("new/collages")
+        let console = try await Executable.run(["console", "--demo", "--collage-dir", created.path], input: "throwback alice 3\n")
+        #expect(console.status == 0, "\(console.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: created.path)
+        #expect(written.count == 1 && written.allSatisfy { $0.hasSuffix(".jpg") }, "\(written)")
+
+        let file = folder.appendingPathComponent("notes.txt")
+        try Data("x".utf8).write(to: file)
+        let refused = try await Executable.run(["console", "--demo", "--collage-dir", file.path], input: "throwback alice 3\n")
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr == "--collage-dir: \(file.path) is a file, not a folder.\n")
+    }
+
+    @Test func collageOnNamesTheCurrentFolderByItsPath() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let here = folder.resolvingSymlinksInPath().path
+        let result = try await Executable.start(["console", "--demo"], in: folder, input: "collage on\nthrowback alice 3\n").result()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Collages will be written to \(here).\n"), "\(result.stdout)")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+        #expect(result.stdout.contains("Collage written to \(here)/\(name)\n"), "\(result.stdout)")
+    }
+
     /// `run` is the default, so a mistyped subcommand used to be read as an argument of `run`.
     @Test func aMistypedSubcommandIsNamedWithTheOneMeant() async throws {
         let typo = try await Executable.run(["consol", "--demo"])
