@@ -351,6 +351,15 @@ enum Executable {
         #expect(!text.contains("<b>"))
     }
 
+    /// Foundation calls UTC "GMT"; the weekly replies say the zone as the admin wrote it.
+    @Test func theWeeklyRepliesNameUTCAsUTC() async throws {
+        let result = try await Executable.run(["console", "--demo"], input: "weekly mon 09:00 UTC\nweekly on\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("(mon 09:00 UTC)"), "\(result.stdout)")
+        #expect(result.stdout.contains(", 09:00 (UTC)."), "\(result.stdout)")
+        #expect(!result.stdout.contains("GMT"), "\(result.stdout)")
+    }
+
     @Test func postWeeklyPostsOnceAWeekUnlessForcedAndDryRunSendsNothing() async throws {
         let harness = try await BotHarness.start()
         let chat: Int64 = -9500
@@ -406,6 +415,7 @@ enum Executable {
         }
         #expect(result.stderr.contains("starting vinylogue-bot"))
         #expect(result.stderr.contains("TELEGRAM_BOT_TOKEN=set"))
+        #expect(result.stderr.contains("THROWBACK_TIMEZONE=UTC "))
         #expect(!result.stderr.contains(token))
         #expect(!result.stderr.contains(BotHarness.lastFMKey))
         await harness.stop()

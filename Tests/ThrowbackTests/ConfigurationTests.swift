@@ -19,6 +19,8 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.throwbackChatID == nil)
         #expect(config.schedule == WeeklySchedule("mon 09:00"))
         #expect(config.timeZone.secondsFromGMT() == 0)
+        #expect(config.summary.contains("THROWBACK_TIMEZONE=UTC "))
+        #expect(config.defaultPostingTime.description == "mon 09:00 UTC")
         #expect(config.pollTimeout == 50)
         #expect(config.logLevel == .info)
     }
@@ -44,6 +46,13 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.logLevel == .debug)
         #expect(config.rateLimits.user == .init(burst: 3, perMinute: 3))
         #expect(config.rateLimits.chat == .init(burst: 12, perMinute: 12))
+    }
+
+    @Test(arguments: ["UTC", "GMT", "Etc/UTC", "Europe/Berlin"])
+    func theTimeZoneIsShownAsConfigured(name: String) throws {
+        let config = try load(["THROWBACK_TIMEZONE": name, "THROWBACK_SCHEDULE": "fri 18:30"])
+        #expect(config.summary.contains("THROWBACK_TIMEZONE=\(name) "))
+        #expect(config.defaultPostingTime.description == "fri 18:30 \(name)")
     }
 
     @Test func quotesAroundValuesAreDropped() throws {

@@ -18,6 +18,8 @@ public struct BotConfiguration: Sendable {
     public var throwbackChatID: Int64?
     public var schedule: WeeklySchedule
     public var timeZone: TimeZone
+    /// `THROWBACK_TIMEZONE` as configured, to show (see `PostingTime.zoneName`).
+    public var timeZoneName: String
     public var pollTimeout: Int
     public var logLevel: Logger.Level
     /// Commands per Telegram user (a burst and a rate) and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
@@ -39,7 +41,7 @@ public struct BotConfiguration: Sendable {
         telegramToken: Secret? = nil, telegramAPIURL: URL = URL(string: "https://api.telegram.org")!,
         lastFMAPIKey: Secret? = nil, lastFMAPIURL: URL = URL(string: "https://ws.audioscrobbler.com/2.0/")!,
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
-        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt,
+        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200
     ) {
@@ -53,6 +55,7 @@ public struct BotConfiguration: Sendable {
         self.throwbackChatID = throwbackChatID
         self.schedule = schedule
         self.timeZone = timeZone
+        self.timeZoneName = timeZoneName ?? timeZone.displayName
         self.pollTimeout = pollTimeout
         self.logLevel = logLevel
         self.rateLimits = rateLimits
@@ -157,6 +160,7 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "THROWBACK_TIMEZONE", value: zoneName, expected: "an IANA time zone such as Europe/Berlin")
         }
         timeZone = zone
+        timeZoneName = zoneName
         let timeout = try integer("poll.timeout") ?? 50
         guard (1...600).contains(timeout) else {
             throw ConfigurationError.invalid(key: "POLL_TIMEOUT", value: "\(timeout)", expected: "seconds between 1 and 600")
@@ -204,10 +208,16 @@ public struct BotConfiguration: Sendable {
             "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
             "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
             "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
-            "THROWBACK_TIMEZONE=\(timeZone.identifier)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
+            "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
         ].joined(separator: " ")
+    }
+
+    /// When the weekly post is due for chats without a schedule of their own, with the zone
+    /// named as configured.
+    public var defaultPostingTime: PostingTime {
+        PostingTime(schedule: schedule, zone: timeZone, zoneName: timeZoneName)
     }
 
     /// Where downloaded covers are kept: a folder next to the database, named after it
