@@ -1,8 +1,8 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// How the release bot is linked on Linux, for a smaller resident set (see the README's
-/// "Performance"): the Swift runtime and Foundation linked in statically, so only the code
+/// How the release bot is linked on Linux, for a smaller resident set (see
+/// docs/performance.md): the Swift runtime and Foundation linked in statically, so only the code
 /// the bot uses is loaded, with no symbol lookups between them at start; relative relocations
 /// packed (RELR, by lld), which keeps the binary position-independent without a 2.6 MB
 /// relocation table to read at start; and no dynamic symbol table for the bot's own symbols,

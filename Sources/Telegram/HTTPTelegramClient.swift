@@ -70,7 +70,8 @@ public struct HTTPTelegramClient: TelegramClient {
         decoder.userInfo[.readsPhotoFileID] = readsPhotoFileID
         guard let envelope = try? decoder.decode(Envelope<Response>.self, from: response.body) else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
-            if response.status == 401 || response.status == 404 { throw TelegramError.unauthorized }
+            if response.status == 401 { throw TelegramError.unauthorized }
+            if response.status == 404 { throw TelegramError.notFound }
             throw TelegramError.undecodable("\(method): HTTP \(response.status)")
         }
         if envelope.ok {
@@ -88,8 +89,9 @@ public struct HTTPTelegramClient: TelegramClient {
         }
         if let chat = envelope.parameters?.migrateToChatID { throw TelegramError.chatMigrated(to: chat) }
         switch envelope.errorCode ?? response.status {
+        case 401: throw TelegramError.unauthorized
         // The Bot API answers 404 for a malformed token as well as for a wrong base URL.
-        case 401, 404: throw TelegramError.unauthorized
+        case 404: throw TelegramError.notFound
         case 403: throw TelegramError.forbidden(description)
         case 409: throw TelegramError.conflict(description)
         case 429: throw TelegramError.retryAfter(seconds: 1)

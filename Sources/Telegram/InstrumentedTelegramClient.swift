@@ -35,6 +35,7 @@ extension TelegramError {
         case .retryAfter: "flood_wait"
         case .chatMigrated: "chat_migrated"
         case .unauthorized: "unauthorized"
+        case .notFound: "not_found"
         case .conflict: "conflict"
         case .forbidden: "forbidden"
         case .badRequest: "bad_request"

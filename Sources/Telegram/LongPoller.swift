@@ -5,9 +5,9 @@ import Networking
 ///
 /// It asks `getUpdates` with `offset` (one past the last update it received) and `timeout`.
 /// Network errors and 5xx back off exponentially with jitter; 429 waits `retry_after`; 409
-/// logs a clear message and retries slowly. A 401 ends the sequence with
-/// `TelegramError.unauthorized`. Cancelling the consuming task cancels the in-flight poll and
-/// ends the sequence.
+/// logs a clear message and retries slowly. A 401 or a 404 ends the sequence with
+/// `TelegramError.unauthorized` or `.notFound`. Cancelling the consuming task cancels the
+/// in-flight poll and ends the sequence.
 public struct LongPoller: AsyncSequence, Sendable {
     public typealias Element = Update
 
@@ -142,7 +142,12 @@ public struct LongPoller: AsyncSequence, Sendable {
         private mutating func recover(from error: TelegramError) async throws {
             switch error {
             case .unauthorized:
-                poller.logger.critical("Telegram rejected the bot token (401): check TELEGRAM_BOT_TOKEN")
+                poller.logger.critical("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN")
+                throw error
+            case .notFound:
+                poller.logger.critical(
+                    "Telegram answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN"
+                )
                 throw error
             case .retryAfter(let seconds):
                 poller.logger.warning("Telegram asked to wait before polling again", metadata: ["seconds": "\(seconds)"])

@@ -23,7 +23,7 @@ extension Error {
         case .retryAfter(let seconds): return .notSent(retryAfter: seconds)
         case .server(let status, _): return status == 504 ? .mayHaveBeenSent : .notSent(retryAfter: nil)
         case .transport, .undecodable: return .mayHaveBeenSent
-        case .chatMigrated, .unauthorized, .conflict, .forbidden, .badRequest: return .refused(error)
+        case .chatMigrated, .unauthorized, .notFound, .conflict, .forbidden, .badRequest: return .refused(error)
         }
     }
 }

@@ -4,8 +4,11 @@ public enum TelegramError: Error, Sendable, Equatable {
     case retryAfter(seconds: Int)
     /// 400 with `migrate_to_chat_id`: the group became a supergroup with this id.
     case chatMigrated(to: Int64)
-    /// 401 (or 404 on a Bot API URL): the token is wrong or revoked, or the API URL is wrong.
+    /// 401: the token is wrong or revoked.
     case unauthorized
+    /// 404: no Bot API at this URL for this token: the API URL is wrong, or the token is
+    /// malformed (the Bot API answers 404 for those too).
+    case notFound
     /// 409: another poller, or a webhook, is active.
     case conflict(String)
     /// 403: the bot was blocked, kicked, or cannot write to the chat.
@@ -34,6 +37,7 @@ extension TelegramError: CustomStringConvertible {
         case .retryAfter(let seconds): "flood control: retry after \(seconds)s"
         case .chatMigrated(let id): "chat migrated to \(id)"
         case .unauthorized: "unauthorized: the bot token was rejected"
+        case .notFound: "not found (404): the API URL or the bot token is wrong"
         case .conflict(let text): "conflict: \(text)"
         case .forbidden(let text): "forbidden: \(text)"
         case .badRequest(let text): "bad request: \(text)"

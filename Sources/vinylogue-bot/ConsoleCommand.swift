@@ -18,12 +18,15 @@ struct ConsoleCommand: AsyncParsableCommand {
     var userID: Int64 = 1
 
     @Option(help: ArgumentHelp(
-        "Write each throwback's album-cover collage into this folder (typing “collage on” writes them to the current one).",
+        "Write each throwback's album-cover collage into this folder, created if needed (typing “collage on” writes them to the current one).",
         valueName: "folder"
     ))
     var collageDir: String?
 
     func run() async throws {
+        if let collageDir, let problem = CollageFile.problem(preparingFolder: collageDir) {
+            throw Environment.fail(TerminalText.printable("--collage-dir: \(problem)."), code: .validationFailure)
+        }
         let environment = try await Environment.load()
         let session = try environment.terminalSession(demo: demo)
         let router = session.commands.router
@@ -46,7 +49,8 @@ struct ConsoleCommand: AsyncParsableCommand {
             if command.isEmpty { continue }
             if ["quit", "exit"].contains(command.lowercased()) { break }
             if let setting = Self.collageSetting(command) {
-                collageFolder = setting ? (collageFolder ?? ".") : nil
+                // The current folder by its path: "." reads as the end of the sentence.
+                collageFolder = setting ? (collageFolder ?? FileManager.default.currentDirectoryPath) : nil
                 print(collageFolder.map { "Collages will be written to \(TerminalText.printable($0))." } ?? "Collages are off.")
                 print()
                 continue

@@ -11,8 +11,12 @@ import Throwback
 struct Environment {
     var configuration: BotConfiguration
     var logger: Logger
+    /// What was odd about the configuration, one line each: unknown keys, unreadable lines.
+    var warnings: [String]
 
-    static func load() async throws -> Environment {
+    /// - Parameter logsWarnings: whether the configuration's warnings go to the log; a command
+    ///   that reports them itself passes false.
+    static func load(logsWarnings: Bool = true) async throws -> Environment {
         do {
             let loaded = try BotConfiguration.load()
             let configuration = loaded.configuration
@@ -28,8 +32,10 @@ struct Environment {
                 return RedactingLogHandler(handler, redactor: redactor)
             }
             let logger = Logger(label: "vinylogue-bot")
-            for warning in loaded.warnings { logger.warning("\(warning)") }
-            return Environment(configuration: configuration, logger: logger)
+            if logsWarnings {
+                for warning in loaded.warnings { logger.warning("\(warning)") }
+            }
+            return Environment(configuration: configuration, logger: logger, warnings: loaded.warnings)
         } catch let error as ConfigurationError {
             throw Environment.fail(error.description)
         } catch {
@@ -37,10 +43,11 @@ struct Environment {
         }
     }
 
-    /// Prints `message` to stderr and returns the exit code to throw.
-    static func fail(_ message: String) -> ExitCode {
+    /// Prints `message` to stderr and returns the exit code to throw: by default 78, a
+    /// configuration problem.
+    static func fail(_ message: String, code: ExitCode = ExitCode(78)) -> ExitCode {
         FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(78)
+        return code
     }
 
     /// Runs `body`, turning a configuration error into its one-line message.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LastFM
+import Logging
 import Networking
 import Telegram
 import Throwback
@@ -11,7 +12,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
         commandName: "healthcheck",
         abstract: "Exit 0 if the running bot is healthy, 1 if not (for container health checks).",
         discussion: """
-            With HTTP_PORT set it asks the running bot's /healthz, which is healthy while polling works \\
+            With HTTP_PORT set it asks the running bot's /healthz, which is healthy while polling works \
             and the database takes writes. Without it, it only checks that the database takes writes.
             """
     )
@@ -86,7 +87,8 @@ struct BackupCommand: AsyncParsableCommand {
     }
 }
 
-/// `vinylogue-bot check`: tries the token and the key, and says in one line each what is wrong.
+/// `vinylogue-bot check`: tries the token and the key, and says in one line each what is
+/// wrong. The clients log nothing here: their warnings would only repeat those lines.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
@@ -94,19 +96,20 @@ struct CheckCommand: AsyncParsableCommand {
     )
 
     func run() async throws {
-        let environment = try await Environment.load()
+        let environment = try await Environment.load(logsWarnings: false)
         let configuration = environment.configuration
+        let quiet = Logger(label: "check", factory: { _ in SwiftLogNoOpLogHandler() })
+        // A misspelt key is often why a check fails, so its hint comes first.
+        for warning in environment.warnings { print("Configuration: \(warning)") }
         var problems = 0
         if let token = configuration.telegramToken {
-            let telegram = HTTPTelegramClient(transport: environment.transport, baseURL: configuration.telegramAPIURL, token: token)
+            let apiURL = configuration.telegramAPIURL
+            let telegram = HTTPTelegramClient(transport: environment.transport, baseURL: apiURL, token: token, logger: quiet)
             do {
                 let me = try await telegram.getMe()
                 print("Telegram: OK, the token belongs to @\(me.username ?? me.firstName).")
-            } catch TelegramError.unauthorized {
-                print("Telegram: the token was refused (401): check TELEGRAM_BOT_TOKEN and TELEGRAM_API_URL.")
-                problems += 1
-            } catch {
-                print("Telegram: could not ask \(configuration.telegramAPIURL.absoluteString): \(error).")
+            } catch let error as TelegramError {
+                print("Telegram: \(error.refusal(at: apiURL) ?? "could not ask \(apiURL.absoluteString): \(error).")")
                 problems += 1
             }
         } else {
@@ -114,7 +117,8 @@ struct CheckCommand: AsyncParsableCommand {
             problems += 1
         }
         if let key = configuration.lastFMAPIKey {
-            let lastFM = HTTPLastFMClient(transport: environment.transport, baseURL: configuration.lastFMAPIURL, apiKey: key)
+            let apiURL = configuration.lastFMAPIURL
+            let lastFM = HTTPLastFMClient(transport: environment.transport, baseURL: apiURL, apiKey: key, logger: quiet)
             do {
                 _ = try await lastFM.userInfo("rj")
                 print("Last.fm: OK, the key works.")
@@ -125,7 +129,7 @@ struct CheckCommand: AsyncParsableCommand {
                 print("Last.fm: the API key was refused: check LASTFM_API_KEY.")
                 problems += 1
             } catch let error as LastFMError {
-                print("Last.fm: \(error.userMessage)")
+                print("Last.fm: could not ask \(apiURL.absoluteString): \(Self.reason(error)).")
                 problems += 1
             }
         } else {
@@ -133,5 +137,17 @@ struct CheckCommand: AsyncParsableCommand {
             problems += 1
         }
         if problems > 0 { throw ExitCode.failure }
+    }
+
+    /// Why a Last.fm call failed, in the words the Telegram line uses for its own failures.
+    static func reason(_ error: LastFMError) -> String {
+        switch error {
+        case .transport(let text): "network: \(text)"
+        case .temporarilyUnavailable(let text): "server error: \(text)"
+        case .rateLimited: "rate limited (error 29)"
+        case let .rejected(code, message): "refused (\(code)): \(message.prefix(200))"
+        case .undecodable(let text): "undecodable response: \(text.prefix(200))"
+        case .userNotFound, .privateProfile, .invalidKey: error.userMessage
+        }
     }
 }

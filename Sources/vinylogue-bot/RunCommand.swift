@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import Networking
 import Operations
@@ -39,10 +40,23 @@ struct RunCommand: AsyncParsableCommand {
         let group = ServiceGroup(services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)
         do {
             try await group.run()
-        } catch TelegramError.unauthorized {
-            throw Environment.fail("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN and TELEGRAM_API_URL.")
         } catch let error as TelegramError {
-            throw Environment.fail("Telegram refused to start the bot: \(error).")
+            throw Environment.fail(error.refusal(at: configuration.telegramAPIURL) ?? "Telegram refused to start the bot: \(error).")
+        }
+    }
+}
+
+extension TelegramError {
+    /// What the operator must fix when Telegram refuses the token or has no Bot API at
+    /// `apiURL`, naming the status that came back; nil for other errors.
+    func refusal(at apiURL: URL) -> String? {
+        switch self {
+        case .unauthorized:
+            "Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN."
+        case .notFound:
+            "\(apiURL.absoluteString) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN."
+        default:
+            nil
         }
     }
 }

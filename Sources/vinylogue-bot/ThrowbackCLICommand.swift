@@ -34,6 +34,9 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let collage, let problem = CollageFile.problem(writingTo: collage) {
+            throw Environment.fail(TerminalText.printable("--collage: \(problem)."), code: .validationFailure)
+        }
         let environment = try await Environment.load()
         let session = try environment.terminalSession(demo: demo)
         let reply = await session.commands.throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)

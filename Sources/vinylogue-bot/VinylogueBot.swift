@@ -1,5 +1,7 @@
 import ArgumentParser
 import CMalloc
+import Foundation
+import Throwback
 
 @main
 struct VinylogueBot: AsyncParsableCommand {
@@ -25,6 +27,22 @@ struct VinylogueBot: AsyncParsableCommand {
         // load benchmark measured the same CPU with one as with two, and 1–2 MiB less).
         // Set before any thread allocates, since it only limits arenas created after.
         cmalloc_limit_arenas(1)
+        if let word = CommandLine.arguments.dropFirst().first, let problem = unknownCommand(word) {
+            FileHandle.standardError.write(Data((problem + "\n").utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         await main(nil)
+    }
+
+    /// What to say when `word`, the first argument, is neither an option nor a subcommand.
+    /// Without this, `run`, the default, would take it and complain about whatever follows.
+    static func unknownCommand(_ word: String) -> String? {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !word.hasPrefix("-"), !names.contains(word) else { return nil }
+        let shown = word.prefix(40)
+        guard let meant = NearMiss.of(word, among: names, maxDistance: word.count < 4 ? 1 : 2) else {
+            return "unknown command '\(shown)'; the commands are \(names.dropLast().joined(separator: ", ")) (see vinylogue-bot --help)"
+        }
+        return "unknown command '\(shown)'; did you mean '\(meant)'?"
     }
 }

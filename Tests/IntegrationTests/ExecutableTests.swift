@@ -139,8 +139,40 @@ enum Executable {
         ])
         await telegram.stop()
         #expect(result.status != 0)
-        #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized)"))
+        #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN."))
+        #expect(!result.stderr.contains("404 Not Found"))
         #expect(!result.stderr.contains("222:wrong-token"))
+    }
+
+    /// A wrong API URL is not a wrong token: the message names the 404 and both suspects.
+    @Test func runAndCheckNameA404AsA404() async throws {
+        let nothingHere = try await FakeHTTPServer.start { _ in .json(#"{"ok":false,"error_code":404,"description":"Not Found"}"#, status: 404) }
+        let refusing = try RefusingPort()
+        let apiURL = nothingHere.baseURL.appendingPathComponent("wrong/path").absoluteString
+        let environment = [
+            "TELEGRAM_BOT_TOKEN": "111:some-token", "TELEGRAM_API_URL": apiURL,
+            "LASTFM_API_KEY": "k", "LASTFM_API_URL": refusing.baseURL.appendingPathComponent("2.0/").absoluteString,
+        ]
+        var quietRun = environment
+        quietRun["LOG_LEVEL"] = "error"
+        let run = try await Executable.run(["run"], environment: quietRun)
+        let check = try await Executable.run(["check"], environment: environment)
+        await nothingHere.stop()
+
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("\(apiURL) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN."))
+        #expect(!run.stderr.contains("401 Unauthorized"))
+        #expect(!run.stderr.contains("111:some-token"))
+
+        // check: one line per service and nothing else, each naming where it asked and why it failed.
+        #expect(check.status != 0)
+        #expect(check.stderr.isEmpty, "\(check.stderr)")
+        let lines = check.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(check.stdout)")
+        guard lines.count == 2 else { return }
+        #expect(lines[0] == "Telegram: \(apiURL) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN.")
+        #expect(lines[1].hasPrefix("Last.fm: could not ask \(refusing.baseURL.absoluteString)/2.0/: network: "), "\(lines[1])")
+        #expect(lines[1].contains("connect"), "\(lines[1])")
     }
 
     @Test func theThrowbackCommandPrintsOneSummary() async throws {
@@ -191,6 +223,60 @@ enum Executable {
         #expect(result.stdout.contains("Collage written to \(folder.appendingPathComponent(name).path)"))
         #expect(result.stdout.contains("Collages are off."))
         _ = try ImageInfo(inspecting: try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    @Test func aCollageFileThatCannotBeWrittenIsRefusedAtStartInOneLine() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let intoFolder = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", folder.path])
+        #expect(intoFolder.status == 64)
+        #expect(intoFolder.stdout.isEmpty)
+        #expect(intoFolder.stderr == "--collage: \(folder.path) is a folder; give a file name, such as \(folder.path)/collage.jpg.\n")
+
+        let noFolder = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", folder.path + "/missing/a.jpg"])
+        #expect(noFolder.status == 64)
+        #expect(noFolder.stderr == "--collage: there is no folder \(folder.path)/missing.\n")
+    }
+
+    @Test func aCollageFolderThatDoesNotExistIsCreatedAndAFileIsRefusedInOneLine() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let created = folder.appendingPathComponent("new/collages")
+        let console = try await Executable.run(["console", "--demo", "--collage-dir", created.path], input: "throwback alice 3\n")
+        #expect(console.status == 0, "\(console.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: created.path)
+        #expect(written.count == 1 && written.allSatisfy { $0.hasSuffix(".jpg") }, "\(written)")
+
+        let file = folder.appendingPathComponent("notes.txt")
+        try Data("x".utf8).write(to: file)
+        let refused = try await Executable.run(["console", "--demo", "--collage-dir", file.path], input: "throwback alice 3\n")
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr == "--collage-dir: \(file.path) is a file, not a folder.\n")
+    }
+
+    @Test func collageOnNamesTheCurrentFolderByItsPath() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let here = folder.resolvingSymlinksInPath().path
+        let result = try await Executable.start(["console", "--demo"], in: folder, input: "collage on\nthrowback alice 3\n").result()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Collages will be written to \(here).\n"), "\(result.stdout)")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+        #expect(result.stdout.contains("Collage written to \(here)/\(name)\n"), "\(result.stdout)")
+    }
+
+    /// `run` is the default, so a mistyped subcommand used to be read as an argument of `run`.
+    @Test func aMistypedSubcommandIsNamedWithTheOneMeant() async throws {
+        let typo = try await Executable.run(["consol", "--demo"])
+        #expect(typo.status == 64)
+        #expect(typo.stdout.isEmpty)
+        #expect(typo.stderr == "unknown command 'consol'; did you mean 'console'?\n")
+
+        let unknown = try await Executable.run(["frobnicate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("unknown command 'frobnicate'; the commands are run, console, throwback,"), "\(unknown.stderr)")
+        #expect(unknown.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func badArgumentsAreRefusedClearly() async throws {
@@ -265,6 +351,15 @@ enum Executable {
         #expect(!text.contains("<b>"))
     }
 
+    /// Foundation calls UTC "GMT"; the weekly replies say the zone as the admin wrote it.
+    @Test func theWeeklyRepliesNameUTCAsUTC() async throws {
+        let result = try await Executable.run(["console", "--demo"], input: "weekly mon 09:00 UTC\nweekly on\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("(mon 09:00 UTC)"), "\(result.stdout)")
+        #expect(result.stdout.contains(", 09:00 (UTC)."), "\(result.stdout)")
+        #expect(!result.stdout.contains("GMT"), "\(result.stdout)")
+    }
+
     @Test func postWeeklyPostsOnceAWeekUnlessForcedAndDryRunSendsNothing() async throws {
         let harness = try await BotHarness.start()
         let chat: Int64 = -9500
@@ -320,6 +415,7 @@ enum Executable {
         }
         #expect(result.stderr.contains("starting vinylogue-bot"))
         #expect(result.stderr.contains("TELEGRAM_BOT_TOKEN=set"))
+        #expect(result.stderr.contains("THROWBACK_TIMEZONE=UTC "))
         #expect(!result.stderr.contains(token))
         #expect(!result.stderr.contains(BotHarness.lastFMKey))
         await harness.stop()
@@ -351,10 +447,12 @@ enum Executable {
     }
 
     @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"],
-                      ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"]])
+                      ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"], ["help"], ["help", "console"]])
     func everySubcommandExplainsItself(arguments: [String]) async throws {
         let result = try await Executable.run(arguments)
         #expect(result.status == 0)
         #expect(!result.stdout.isEmpty)
+        // A line continuation written as an escaped backslash shows up in the help.
+        #expect(!result.stdout.contains("\\"), "\(result.stdout)")
     }
 }

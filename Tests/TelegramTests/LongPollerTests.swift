@@ -81,6 +81,16 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         }
     }
 
+    @Test func notFoundEndsTheSequenceNamingTheStatus() async {
+        let logs = LogCapture()
+        let (client, _) = telegram([.respond(status: 404, body: #"{"ok":false,"error_code":404,"description":"Not Found"}"#)])
+        await #expect(throws: TelegramError.notFound) {
+            for try await _ in LongPoller(client: client, clock: ImmediateClock(), logger: logs.logger()) {}
+        }
+        #expect(logs.text.contains("404 Not Found"))
+        #expect(!logs.text.contains("401"))
+    }
+
     @Test func conflictIsLoggedAndRetriedSlowly() async throws {
         let clock = TestClock()
         let logs = LogCapture()

@@ -30,7 +30,10 @@ func telegram(_ steps: [ScriptedTransport.Step], logs: LogCapture = LogCapture()
         (429, #"{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7","parameters":{"retry_after":7}}"#, TelegramError.retryAfter(seconds: 7)),
         (400, #"{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded","parameters":{"migrate_to_chat_id":-1001234}}"#, .chatMigrated(to: -1_001_234)),
         (401, #"{"ok":false,"error_code":401,"description":"Unauthorized"}"#, .unauthorized),
-        (404, #"{"ok":false,"error_code":404,"description":"Not Found"}"#, .unauthorized),
+        (404, #"{"ok":false,"error_code":404,"description":"Not Found"}"#, .notFound),
+        // A URL with no Bot API behind it: the web server's own page.
+        (404, "<html>404 Not Found</html>", .notFound),
+        (401, "<html>401 Authorization Required</html>", .unauthorized),
         (409, #"{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request"}"#, .conflict("Conflict: terminated by other getUpdates request")),
         (403, #"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#, .forbidden("Forbidden: bot was blocked by the user")),
         (400, #"{"ok":false,"error_code":400,"description":"Bad Request: can't parse entities"}"#, .badRequest("Bad Request: can't parse entities")),

@@ -19,6 +19,8 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.throwbackChatID == nil)
         #expect(config.schedule == WeeklySchedule("mon 09:00"))
         #expect(config.timeZone.secondsFromGMT() == 0)
+        #expect(config.summary.contains("THROWBACK_TIMEZONE=UTC "))
+        #expect(config.defaultPostingTime.description == "mon 09:00 UTC")
         #expect(config.pollTimeout == 50)
         #expect(config.logLevel == .info)
     }
@@ -44,6 +46,13 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.logLevel == .debug)
         #expect(config.rateLimits.user == .init(burst: 3, perMinute: 3))
         #expect(config.rateLimits.chat == .init(burst: 12, perMinute: 12))
+    }
+
+    @Test(arguments: ["UTC", "GMT", "Etc/UTC", "Europe/Berlin"])
+    func theTimeZoneIsShownAsConfigured(name: String) throws {
+        let config = try load(["THROWBACK_TIMEZONE": name, "THROWBACK_SCHEDULE": "fri 18:30"])
+        #expect(config.summary.contains("THROWBACK_TIMEZONE=\(name) "))
+        #expect(config.defaultPostingTime.description == "fri 18:30 \(name)")
     }
 
     @Test func quotesAroundValuesAreDropped() throws {
@@ -79,10 +88,50 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         let contents = "# settings\r\nexport TELEGRAM_BOT_TOKEN=123:abc\r\nLASTFM_API_KEY=abc # my key\r\n"
             + "THROWBACK_SCHEDULE=\"fri 18:30\"  # quoted\r\nDATABASE_PATH=/data/a#b.sqlite\r\n\r\nLOG_LEVEL = debug\r\n"
         let parsed = EnvironmentFile.parse(contents)
-        #expect(parsed == [
+        #expect(parsed.variables == [
             "TELEGRAM_BOT_TOKEN": "123:abc", "LASTFM_API_KEY": "abc", "THROWBACK_SCHEDULE": "fri 18:30",
             "DATABASE_PATH": "/data/a#b.sqlite", "LOG_LEVEL": "debug",
         ])
+        #expect(parsed.ignoredLines.isEmpty)
+    }
+
+    /// Writes `bytes` as a `.env` in a new folder and loads it with `environment`.
+    private func loadFile(_ bytes: [UInt8], environment: [String: String] = [:]) throws -> BotConfiguration.Loaded {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent(".env").path
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return try BotConfiguration.load(environment: environment, environmentFile: file)
+    }
+
+    /// Windows editors save UTF-8 with a byte-order mark in front of the first key.
+    @Test func aByteOrderMarkIsNotPartOfTheFirstKey() throws {
+        let loaded = try loadFile([0xEF, 0xBB, 0xBF] + Array("TELEGRAM_BOT_TOKEN=123:abc\r\nLOG_LEVEL=debug\r\n".utf8))
+        #expect(loaded.configuration.telegramToken == "123:abc")
+        #expect(loaded.configuration.logLevel == .debug)
+        #expect(loaded.warnings.isEmpty, "\(loaded.warnings)")
+    }
+
+    /// The line is named by its number only: its text may hold a secret.
+    @Test func aLineWithoutAnEqualsSignIsNamedByItsNumber() throws {
+        let loaded = try loadFile(Array("# keys\nLASTFM_API_KEY=abc\n\nTELEGRAM_BOT_TOKEN 123:secret\n=orphan\nLOG_LEVEL=debug\n".utf8))
+        #expect(loaded.configuration.lastFMAPIKey == "abc")
+        #expect(loaded.configuration.logLevel == .debug)
+        #expect(loaded.configuration.telegramToken == nil)
+        #expect(loaded.warnings.count == 2, "\(loaded.warnings)")
+        #expect(loaded.warnings.first?.hasPrefix("line 4 of ") == true, "\(loaded.warnings)")
+        #expect(loaded.warnings.first?.hasSuffix(".env is not KEY=value and is ignored") == true, "\(loaded.warnings)")
+        #expect(loaded.warnings.last?.hasPrefix("line 5 of ") == true, "\(loaded.warnings)")
+        #expect(!loaded.warnings.joined().contains("secret"))
+    }
+
+    /// A key that looks like a known one but is not shows the invisible character that makes it differ.
+    @Test func anInvisibleCharacterInAKeyIsShown() throws {
+        let loaded = try loadFile(Array("LASTFM\u{200B}_API_KEY=abc\n".utf8))
+        #expect(loaded.warnings.count == 1)
+        #expect(loaded.warnings.first?.hasPrefix("LASTFM\\u{200B}_API_KEY in ") == true, "\(loaded.warnings)")
+        #expect(loaded.warnings.first?.hasSuffix("did you mean LASTFM_API_KEY?") == true, "\(loaded.warnings)")
     }
 
     @Test func aMisspeltKeyIsNamedWithASuggestionAndTheEnvironmentWins() throws {

@@ -32,6 +32,24 @@ private func time(_ schedule: String, _ zone: String) -> PostingTime {
         #expect(posting.previous(atOrBefore: date(expected - 1)) < date(expected - 6 * 24 * 3600))
     }
 
+    /// Foundation calls the zone `TimeZone.named("UTC")` gives "GMT"; people see the name they wrote.
+    @Test(arguments: ["UTC", "GMT", "Etc/UTC", "Europe/Berlin"])
+    func theZoneIsShownAsItWasNamed(name: String) throws {
+        let monday = try #require(WeeklySchedule("mon 09:00"))
+        let time = try #require(PostingTime(schedule: monday, zoneNamed: name))
+        #expect(time.description == "mon 09:00 \(name)")
+        // Mon 30 Nov 2026, 09:00 UTC.
+        let local = name == "Europe/Berlin" ? "10:00" : "09:00"
+        #expect(WeekDescription.moment(date(1_796_029_200), in: time.zone, named: time.zoneName) == "Mon 30 Nov, \(local) (\(name))")
+    }
+
+    @Test func aZoneWithoutAGivenNameShowsUTCNotGMT() throws {
+        let utc = try #require(TimeZone.named("UTC"))
+        #expect(PostingTime(schedule: try #require(WeeklySchedule("mon 09:00")), zone: utc).description == "mon 09:00 UTC")
+        #expect(WeekDescription.moment(date(1_796_029_200), in: utc) == "Mon 30 Nov, 09:00 (UTC)")
+        #expect(PostingTime(schedule: try #require(WeeklySchedule("mon 09:00")), zoneNamed: "Mars/Olympus_Mons") == nil)
+    }
+
     @Test func daysAndTimesAreReadLeniently() {
         #expect(WeeklySchedule("Friday 18:30")?.description == "fri 18:30")
         #expect(WeeklySchedule("tu 7:05")?.description == "tue 07:05")

@@ -115,7 +115,7 @@ public struct BotAssembly: Sendable {
     /// When weekly posts are due, from `THROWBACK_SCHEDULE`, `THROWBACK_TIMEZONE` and `THROWBACK_CHAT_ID`.
     public var calendar: WeeklyCalendar {
         WeeklyCalendar(
-            defaultTime: PostingTime(schedule: configuration.schedule, zone: configuration.timeZone),
+            defaultTime: configuration.defaultPostingTime,
             defaultChat: configuration.throwbackChatID
         )
     }

@@ -38,7 +38,8 @@ public struct WeeklyCommand: Command {
     private enum Change: Equatable, Sendable {
         case status
         case toggle(Bool)
-        case schedule(WeeklySchedule, zone: TimeZone?)
+        /// The zone as the admin wrote it, which is how it is shown.
+        case schedule(WeeklySchedule, zoneName: String?)
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -65,11 +66,11 @@ public struct WeeklyCommand: Command {
             guard let schedule = WeeklySchedule("\(words[0]) \(words[1])") else {
                 return .failure(UsageError("“\(words[1].prefix(20))” is not a time such as 18:00."))
             }
-            guard words.count == 3 else { return .success(.schedule(schedule, zone: nil)) }
-            guard let zone = TimeZone.named(words[2]) else {
+            guard words.count == 3 else { return .success(.schedule(schedule, zoneName: nil)) }
+            guard TimeZone.named(words[2]) != nil else {
                 return .failure(UsageError("“\(words[2].prefix(40))” is not a time zone such as Europe/Berlin."))
             }
-            return .success(.schedule(schedule, zone: zone))
+            return .success(.schedule(schedule, zoneName: words[2]))
         default:
             return .failure(UsageError())
         }
@@ -97,10 +98,10 @@ public struct WeeklyCommand: Command {
                         $0.weeklySince = since
                     }
                 }
-            case let .schedule(schedule, zone):
+            case let .schedule(schedule, zoneName):
                 settings = try transaction.updateSettings(for: chat) {
                     $0.schedule = schedule.description
-                    if let zone { $0.scheduleZone = zone.identifier }
+                    if let zoneName { $0.scheduleZone = zoneName }
                     $0.weeklySince = since
                 }
             }
@@ -151,7 +152,7 @@ public struct WeeklyPostControls: Sendable {
         guard settings.weeklyPostIsOn(defaultChat: calendar.defaultChat) else {
             return "The weekly throwback post is off here (\(time)). Turn it on with: weekly on"
         }
-        return "The weekly throwback post is on: the next one is due \(WeekDescription.moment(time.next(after: now()), in: time.zone))."
+        return "The weekly throwback post is on: the next one is due \(WeekDescription.moment(time.next(after: now()), in: time.zone, named: time.zoneName))."
     }
 }
 

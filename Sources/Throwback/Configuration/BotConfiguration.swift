@@ -18,6 +18,8 @@ public struct BotConfiguration: Sendable {
     public var throwbackChatID: Int64?
     public var schedule: WeeklySchedule
     public var timeZone: TimeZone
+    /// `THROWBACK_TIMEZONE` as configured, to show (see `PostingTime.zoneName`).
+    public var timeZoneName: String
     public var pollTimeout: Int
     public var logLevel: Logger.Level
     /// Commands per Telegram user (a burst and a rate) and per chat (`RATE_LIMIT_USER`, `RATE_LIMIT_CHAT`).
@@ -41,7 +43,7 @@ public struct BotConfiguration: Sendable {
         telegramToken: Secret? = nil, telegramAPIURL: URL = URL(string: "https://api.telegram.org")!,
         lastFMAPIKey: Secret? = nil, lastFMAPIURL: URL = URL(string: "https://ws.audioscrobbler.com/2.0/")!,
         databasePath: String = "vinylogue.sqlite", adminUserIDs: [Int64] = [], throwbackChatID: Int64? = nil,
-        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt,
+        schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
         replyTTL: Duration = .seconds(3600)
@@ -57,6 +59,7 @@ public struct BotConfiguration: Sendable {
         self.throwbackChatID = throwbackChatID
         self.schedule = schedule
         self.timeZone = timeZone
+        self.timeZoneName = timeZoneName ?? timeZone.displayName
         self.pollTimeout = pollTimeout
         self.logLevel = logLevel
         self.rateLimits = rateLimits
@@ -75,7 +78,8 @@ public struct BotConfiguration: Sendable {
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
     ]
 
-    /// A configuration and what was odd about it: keys that look like ours but are not.
+    /// A configuration and what was odd about it: keys that look like ours but are not, and
+    /// lines of `.env` that are not `KEY=value`.
     public struct Loaded: Sendable {
         public var configuration: BotConfiguration
         /// One line each, for the log once it is set up.
@@ -87,7 +91,8 @@ public struct BotConfiguration: Sendable {
     public static func load(
         environment: [String: String] = ProcessInfo.processInfo.environment, environmentFile path: String = ".env"
     ) throws -> Loaded {
-        let file = FileManager.default.contents(atPath: path).map { EnvironmentFile.parse(String(decoding: $0, as: UTF8.self)) } ?? [:]
+        let contents = FileManager.default.contents(atPath: path).map { EnvironmentFile.parse(String(decoding: $0, as: UTF8.self)) }
+        let file = contents?.variables ?? [:]
         let secrets = SecretsSpecifier<String, String>.specific(secretKeys)
         let reader = ConfigReader(providers: [
             EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: secrets),
@@ -96,11 +101,13 @@ public struct BotConfiguration: Sendable {
         let prefixes = Set(keys.map { String($0.prefix { $0 != "_" }) + "_" })
         let suspicious = file.keys.map { ($0, path) }
             + environment.keys.filter { key in prefixes.contains { key.hasPrefix($0) } }.map { ($0, "the environment") }
-        let warnings = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
-            let hint = EnvironmentFile.suggestion(for: key, among: keys).map { "; did you mean \($0)?" } ?? ""
-            return "\(key) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
+        // The line's text is not repeated: it may hold a secret that is not redacted, since it was never read as one.
+        let unreadable = (contents?.ignoredLines ?? []).map { "line \($0) of \(path) is not KEY=value and is ignored" }
+        let unknown = suspicious.filter { !keys.contains($0.0) }.sorted { $0.0 < $1.0 }.map { key, source in
+            let hint = NearMiss.of(key, among: keys).map { "; did you mean \($0)?" } ?? ""
+            return "\(EnvironmentFile.visible(key)) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
         }
-        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: warnings)
+        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown)
     }
 
     /// Reads and validates every key from `reader`.
@@ -157,6 +164,7 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "THROWBACK_TIMEZONE", value: zoneName, expected: "an IANA time zone such as Europe/Berlin")
         }
         timeZone = zone
+        timeZoneName = zoneName
         let timeout = try integer("poll.timeout") ?? 50
         guard (1...600).contains(timeout) else {
             throw ConfigurationError.invalid(key: "POLL_TIMEOUT", value: "\(timeout)", expected: "seconds between 1 and 600")
@@ -219,11 +227,17 @@ public struct BotConfiguration: Sendable {
             "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
             "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
             "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
-            "THROWBACK_TIMEZONE=\(timeZone.identifier)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
+            "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
             "REPLY_TTL=\(Int(replyTTL.seconds))s",
         ].joined(separator: " ")
+    }
+
+    /// When the weekly post is due for chats without a schedule of their own, with the zone
+    /// named as configured.
+    public var defaultPostingTime: PostingTime {
+        PostingTime(schedule: schedule, zone: timeZone, zoneName: timeZoneName)
     }
 
     /// Where downloaded covers are kept: a folder next to the database, named after it

@@ -1,20 +1,35 @@
-/// Reads a `.env` file the way people write them: Windows line endings, `export KEY=value`,
-/// quoted values, and `# comments` after a value. The result feeds swift-configuration's
-/// environment provider, which keeps secrets redacted.
+/// Reads a `.env` file the way people write them: Windows line endings and a byte-order
+/// mark, `export KEY=value`, quoted values, and `# comments` after a value. The result feeds
+/// swift-configuration's environment provider, which keeps secrets redacted.
 public enum EnvironmentFile {
-    /// The variables in `contents`; later lines win.
-    public static func parse(_ contents: String) -> [String: String] {
-        var variables: [String: String] = [:]
-        for rawLine in contents.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+    /// What a file says: its variables, and the lines that say nothing the bot can use.
+    public struct Contents: Sendable, Equatable {
+        /// Later lines win.
+        public var variables: [String: String]
+        /// Line numbers (from 1) of lines that are neither blank, a comment, nor `KEY=value`.
+        public var ignoredLines: [Int]
+    }
+
+    /// The variables and the ignored lines of a file's text.
+    public static func parse(_ text: String) -> Contents {
+        var contents = Contents(variables: [:], ignoredLines: [])
+        // Windows editors may start the file with a byte-order mark, which would otherwise
+        // become part of the first key.
+        var text = Substring(text)
+        if text.unicodeScalars.first == "\u{FEFF}" { text = Substring(text.unicodeScalars.dropFirst()) }
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        for (index, rawLine) in lines.enumerated() {
             var line = rawLine.trimmingWhitespace()
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             if line.hasPrefix("export ") || line.hasPrefix("export\t") { line = line.dropFirst(7).trimmingWhitespace() }
-            guard let equals = line.firstIndex(of: "=") else { continue }
+            guard let equals = line.firstIndex(of: "="), !line[..<equals].trimmingWhitespace().isEmpty else {
+                contents.ignoredLines.append(index + 1)
+                continue
+            }
             let key = line[..<equals].trimmingWhitespace()
-            guard !key.isEmpty else { continue }
-            variables[String(key)] = value(line[line.index(after: equals)...].trimmingWhitespace())
+            contents.variables[String(key)] = value(line[line.index(after: equals)...].trimmingWhitespace())
         }
-        return variables
+        return contents
     }
 
     /// A value without its quotes, or without a trailing ` # comment` when unquoted.
@@ -35,26 +50,21 @@ public enum EnvironmentFile {
         return String(text)
     }
 
-    /// A near miss among `known` for an unknown key, for "did you mean" hints.
-    public static func suggestion(for key: String, among known: [String]) -> String? {
-        let candidates = known.map { (name: $0, distance: editDistance(key.uppercased(), $0)) }
-        guard let best = candidates.min(by: { $0.distance < $1.distance }), best.distance <= max(3, key.count / 3) else { return nil }
-        return best.name
-    }
-
-    /// Levenshtein distance, by Unicode scalar.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
-        guard !a.isEmpty else { return b.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in stride(from: 1, through: b.count, by: 1) {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    /// `key` as a person can read it in a warning: characters that show as nothing or as a
+    /// space (a zero-width space, a no-break space) are written as `\u{…}`, so that a key
+    /// that looks like a known one shows why it is not.
+    public static func visible(_ key: String) -> String {
+        var out = ""
+        for scalar in key.unicodeScalars {
+            if scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F {
+                out.unicodeScalars.append(scalar)
+            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             }
-            previous = current
         }
-        return previous[b.count]
+        return out
     }
 }
 

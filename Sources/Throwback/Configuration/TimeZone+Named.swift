@@ -13,4 +13,11 @@ extension TimeZone {
         default: TimeZone(identifier: name)
         }
     }
+
+    /// The name to show for this zone where nobody gave one: its identifier, but UTC for
+    /// `.gmt`, which `named` makes of UTC, and which Foundation would show as "GMT". Where
+    /// the name someone wrote is known, show that instead (`PostingTime.zoneName`).
+    public var displayName: String {
+        identifier == "GMT" ? "UTC" : identifier
+    }
 }

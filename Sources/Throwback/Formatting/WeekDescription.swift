@@ -34,12 +34,15 @@ public enum WeekDescription {
     }
 
     /// A moment in a zone's local time: "Mon 24 Nov, 09:00 (Europe/Berlin)".
-    public static func moment(_ date: Date, in zone: TimeZone) -> String {
+    ///
+    /// - Parameter name: the zone as it was named (`PostingTime.zoneName`); nil shows
+    ///   `zone.displayName`.
+    public static func moment(_ date: Date, in zone: TimeZone, named name: String? = nil) -> String {
         let local = date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date)))
         let parts = UTCDateTime(local)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let time = WeeklySchedule.clock(parts.hour, parts.minute)
-        return "\(days[parts.weekday - 1]) \(parts.day) \(months[parts.month - 1]), \(time) (\(zone.identifier))"
+        return "\(days[parts.weekday - 1]) \(parts.day) \(months[parts.month - 1]), \(time) (\(name ?? zone.displayName))"
     }
 
     /// "1 play", "2 plays".

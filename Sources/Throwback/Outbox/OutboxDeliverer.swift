@@ -367,8 +367,8 @@ public final class OutboxDeliverer: Sendable {
             logger.warning("a message may have arrived; it is not sent again", metadata: ["error": "\(error)"])
             await settle(message, .unconfirmed, note: "\(error)", logger: logger)
             return .done
-        case .refused(.unauthorized):
-            // A token Telegram refuses may be fixed and the bot restarted: keep the message.
+        case .refused(.unauthorized), .refused(.notFound):
+            // A token or API URL Telegram refuses may be fixed and the bot restarted: keep the message.
             await returnToPending(message, logger: logger)
             logger.error("Telegram refused the bot token while sending; the message waits", metadata: ["error": "\(error)"])
             return .again(settings.backoff.delay(beforeRetry: failures + 1))

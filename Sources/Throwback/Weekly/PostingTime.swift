@@ -9,10 +9,21 @@ import Foundation
 public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
     public var schedule: WeeklySchedule
     public var zone: TimeZone
+    /// The zone as the configuration or the chat's admin named it, to show: "UTC" stays
+    /// "UTC", although `zone` is Foundation's "GMT" then.
+    public var zoneName: String
 
-    public init(schedule: WeeklySchedule, zone: TimeZone) {
+    /// - Parameter zoneName: the name `zone` was given; nil shows `zone.displayName`.
+    public init(schedule: WeeklySchedule, zone: TimeZone, zoneName: String? = nil) {
         self.schedule = schedule
         self.zone = zone
+        self.zoneName = zoneName ?? zone.displayName
+    }
+
+    /// The schedule in the zone called `name`, which is kept to show; nil if no zone is called that.
+    public init?(schedule: WeeklySchedule, zoneNamed name: String) {
+        guard let zone = TimeZone.named(name) else { return nil }
+        self.init(schedule: schedule, zone: zone, zoneName: name)
     }
 
     private static let day: TimeInterval = 24 * 3600
@@ -33,7 +44,7 @@ public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
         return date.addingTimeInterval(-7 * Self.day)
     }
 
-    public var description: String { "\(schedule) \(zone.identifier)" }
+    public var description: String { "\(schedule) \(zoneName)" }
 
     /// The scheduled instant on the local day `days` after the one holding `date`, if that
     /// day is the schedule's weekday.

@@ -19,10 +19,9 @@ public struct WeeklyCalendar: Sendable {
 
     /// A chat's posting time: its own schedule and zone where set.
     public func time(for settings: ChatSettings) -> PostingTime {
-        PostingTime(
-            schedule: settings.schedule.flatMap(WeeklySchedule.init) ?? defaultTime.schedule,
-            zone: settings.scheduleZone.flatMap(TimeZone.named) ?? defaultTime.zone
-        )
+        let schedule = settings.schedule.flatMap(WeeklySchedule.init) ?? defaultTime.schedule
+        return settings.scheduleZone.flatMap { PostingTime(schedule: schedule, zoneNamed: $0) }
+            ?? PostingTime(schedule: schedule, zone: defaultTime.zone, zoneName: defaultTime.zoneName)
     }
 
     /// The chats whose weekly post is on, with their settings.
