@@ -27,6 +27,12 @@ public struct RateWindow: Sendable {
         if times.count > limit { times.removeFirst(times.count - limit) }
     }
 
+    /// Moves the last event to `time`, if later: it happened then, not when it was reserved.
+    public mutating func delayLast(to time: Duration) {
+        guard let last = times.last, time > last else { return }
+        times[times.count - 1] = time
+    }
+
     /// Reserves the first free moment at or after `now`.
     public mutating func reserve(now: Duration) -> Duration {
         let at = earliest(now: now)

@@ -63,6 +63,18 @@ public final class FloodLimiter: Sendable {
         }
     }
 
+    /// Records that the last message to `chat` reached Telegram by `now`: Telegram counts a
+    /// message when it arrives, which for an upload can be well after it was reserved, so the
+    /// chat's next slot counts from then.
+    public func arrived(in chat: Int64, now: Duration) {
+        state.withLock { state in
+            guard var windows = state.chats.value(forKey: chat, now: now) else { return }
+            windows.second.delayLast(to: now)
+            windows.minute.delayLast(to: now)
+            state.chats.set(windows, forKey: chat, expiresAt: max(windows.second.idleFrom, windows.minute.idleFrom))
+        }
+    }
+
     /// Reserves the next moment within the overall limit, for a message whose chat slot has come.
     public func reserveOverall(now: Duration) -> Duration {
         state.withLock { $0.overall.reserve(now: now) }

@@ -5,6 +5,7 @@ import LastFM
 import Logging
 import Networking
 import ServiceLifecycle
+import Synchronization
 import Telegram
 import TestSupport
 import Throwback
@@ -85,12 +86,15 @@ struct BotHarness {
         now: (@Sendable () -> Date)? = nil,
         weeklyMessageLength: Int = 4096,
         metrics: BotMetrics = .none,
-        collageRenderer: any CollageRendering = CollageRenderer()
+        collageRenderer: any CollageRendering = CollageRenderer(),
+        telegramURL: URL? = nil
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
+        var configuration = configuration(admins: admins, rateLimits: rateLimits)
+        if let telegramURL { configuration.telegramAPIURL = telegramURL }
         let assembly = BotAssembly(
-            configuration: configuration(admins: admins, rateLimits: rateLimits), lastFMTransport: transport,
+            configuration: configuration, lastFMTransport: transport,
             lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
@@ -156,10 +160,31 @@ struct RunningBot {
         try await task.value
     }
 
-    /// Ends the run abruptly, the way a crash or `kill -9` would leave things: nothing more
-    /// is sent or recorded after this point.
-    func kill() async {
+    /// Ends the run abruptly, by cancelling it: what the bot does when its task is cancelled
+    /// (a crash itself is shown with SIGKILL of a real process, in `CrashTests`).
+    func cancel() async {
         task.cancel()
         _ = await task.result
+    }
+}
+
+/// A wall clock for tests: a start date moved on by a `TestClock`, or set by hand.
+final class TestDate: Sendable {
+    private let date: Mutex<Date>
+    private let elapsed: (@Sendable () -> Duration)?
+    private let start: Date
+
+    init(_ start: Date, following clock: TestClock<Duration>? = nil) {
+        self.start = start
+        date = Mutex(start)
+        elapsed = clock.map { ElapsedClock($0).elapsed }
+    }
+
+    var now: Date {
+        elapsed.map { start.addingTimeInterval($0().seconds) } ?? date.withLock { $0 }
+    }
+
+    func set(_ unix: Int) {
+        date.withLock { $0 = Date(timeIntervalSince1970: TimeInterval(unix)) }
     }
 }

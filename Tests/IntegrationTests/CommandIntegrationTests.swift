@@ -176,7 +176,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
         await harness.telegram.waitForCalls("sendMessage")
-        await first.kill()
+        await first.cancel()
 
         // Telegram never saw the confirmation, so it delivers the update again.
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 2)
@@ -194,7 +194,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb slowpoke 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
         await harness.lastFM.waitForCall(user: "slowpoke")
-        await first.kill()
+        await first.cancel()
         await gate.open()
 
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))

@@ -1,5 +1,7 @@
 import Covers
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 import TestSupport
 import Throwback
@@ -24,6 +26,12 @@ enum Executable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let running = try start(arguments, in: directory, input: input, environment: environment)
         return await running.result()
+    }
+
+    /// The environment for `run` against the fakes.
+    static func botEnvironment(_ telegram: URL, _ lastFM: URL, token: String, key: String, level: String) -> [String: String] {
+        ["TELEGRAM_BOT_TOKEN": token, "TELEGRAM_API_URL": telegram.absoluteString, "LASTFM_API_KEY": key,
+         "LASTFM_API_URL": lastFM.absoluteString, "LOG_LEVEL": level, "POLL_TIMEOUT": "30"]
     }
 
     /// A new empty directory to run in.
@@ -54,15 +62,13 @@ enum Executable {
     /// A started executable.
     struct Running: Sendable {
         let process: Process
-        private let output: Task<(Data, Data), Never>
+        private let stdout: Output
+        private let stderr: Output
 
         init(process: Process, stdout: Pipe, stderr: Pipe) {
             self.process = process
-            output = Task.detached {
-                async let out = Executable.readToEnd(stdout.fileHandleForReading)
-                async let err = Executable.readToEnd(stderr.fileHandleForReading)
-                return await (out, err)
-            }
+            self.stdout = Output(stdout.fileHandleForReading)
+            self.stderr = Output(stderr.fileHandleForReading)
         }
 
         /// Sends SIGTERM, as systemd or docker stop would.
@@ -70,9 +76,20 @@ enum Executable {
             process.terminate()
         }
 
+        /// Sends SIGKILL, as the OOM killer or `kill -9` would: the process gets no chance to
+        /// tidy up.
+        func kill() {
+            _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        }
+
+        /// Returns once standard error holds `text`, or false if the process ended without it.
+        func waitForLog(_ text: String) async -> Bool {
+            await stderr.wait(for: text)
+        }
+
         /// Waits for the exit, off the cooperative pool.
         func result() async -> Result {
-            let (out, err) = await output.value
+            let (out, err) = (await stdout.all(), await stderr.all())
             let status = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     process.waitUntilExit()
@@ -83,9 +100,50 @@ enum Executable {
         }
     }
 
-    fileprivate static func readToEnd(_ handle: FileHandle) async -> Data {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
+    /// One output stream of a process, read as it comes on a thread of its own, so that a
+    /// chatty process never blocks on a full pipe and a test can wait for a line.
+    final class Output: Sendable {
+        private struct State {
+            var data = Data()
+            var ended = false
+            var waiters: [(text: String, continuation: CheckedContinuation<Bool, Never>)] = []
+        }
+
+        private let state = Mutex(State())
+
+        init(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    let ready = state.withLock { state -> [(CheckedContinuation<Bool, Never>, Bool)] in
+                        if chunk.isEmpty { state.ended = true } else { state.data.append(chunk) }
+                        let text = String(decoding: state.data, as: UTF8.self)
+                        let done = state.waiters.filter { state.ended || text.contains($0.text) }
+                        state.waiters.removeAll { state.ended || text.contains($0.text) }
+                        return done.map { ($0.continuation, text.contains($0.text)) }
+                    }
+                    for (waiter, found) in ready { waiter.resume(returning: found) }
+                    if chunk.isEmpty { return }
+                }
+            }
+        }
+
+        func wait(for text: String) async -> Bool {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool? in
+                    let found = String(decoding: state.data, as: UTF8.self).contains(text)
+                    if found || state.ended { return found }
+                    state.waiters.append((text, continuation))
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        }
+
+        /// Everything, once the stream has ended.
+        func all() async -> Data {
+            _ = await wait(for: "\u{0}never\u{0}")
+            return state.withLock { $0.data }
         }
     }
 }
@@ -141,6 +199,8 @@ enum Executable {
         #expect(result.status != 0)
         #expect(result.stderr.contains("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN."))
         #expect(!result.stderr.contains("404 Not Found"))
+        // Stopping is no error: nothing the shutdown cancelled is logged as one.
+        #expect(!result.stderr.split(separator: "\n").contains { $0.contains(" error ") || $0.contains("CancellationError") }, "\(result.stderr)")
         #expect(!result.stderr.contains("222:wrong-token"))
     }
 
@@ -160,6 +220,7 @@ enum Executable {
         await nothingHere.stop()
 
         #expect(run.status != 0)
+        #expect(!run.stderr.split(separator: "\n").contains { $0.contains(" error ") || $0.contains("CancellationError") }, "\(run.stderr)")
         #expect(run.stderr.contains("\(apiURL) answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN."))
         #expect(!run.stderr.contains("401 Unauthorized"))
         #expect(!run.stderr.contains("111:some-token"))
@@ -285,10 +346,8 @@ enum Executable {
         #expect(result.stderr.contains("out of range"))
     }
 
-    /// The environment for `run` against the fakes.
     private func botEnvironment(_ telegram: URL, _ lastFM: URL, token: String, key: String, level: String) -> [String: String] {
-        ["TELEGRAM_BOT_TOKEN": token, "TELEGRAM_API_URL": telegram.absoluteString, "LASTFM_API_KEY": key,
-         "LASTFM_API_URL": lastFM.absoluteString, "LOG_LEVEL": level, "POLL_TIMEOUT": "30"]
+        Executable.botEnvironment(telegram, lastFM, token: token, key: key, level: level)
     }
 
     @Test func sigtermEndsTheBotCleanlyWithEverySlotBlockedAndTheWorkIsDoneOnceAfterTheRestart() async throws {

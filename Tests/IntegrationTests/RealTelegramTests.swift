@@ -42,7 +42,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
         await harness.telegram.waitForCalls("sendMessage")
-        await first.kill()
+        await first.cancel()
         await harness.telegram.renumberUpdates(from: 1)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 2)
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
@@ -70,6 +70,33 @@ import TestLogging
         let store = try BotStore(path: harness.databasePath)
         #expect(try await store.linkedName(of: member) == nil)
         #expect(try await store.roster(of: group).isEmpty)
+        await harness.stop()
+    }
+
+    /// Admins need their user id for ADMIN_USER_IDS and a channel's id for THROWBACK_CHAT_ID:
+    /// `id` tells each where they ask, and a group's id only to its admins.
+    @Test func idTellsTheUserOrTheChatTheirID() async throws {
+        let harness = try await BotHarness.start()
+        let channel: Int64 = -1_009_999
+        await harness.telegram.setAdministrators([1], of: group)
+        await harness.telegram.pushMessage("id", chatID: 77, chatType: "private", userID: 77, messageID: 1)
+        await harness.telegram.pushMessage("/id", chatID: group, userID: 2, messageID: 2)
+        await harness.telegram.pushMessage("/id@TheBot", chatID: group, userID: 1, messageID: 3)
+        await harness.telegram.pushChannelPost("/help", channelID: channel)
+        await harness.telegram.pushChannelPost("/id", channelID: channel)
+        let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
+        await harness.telegram.waitForDeliveries(4)
+        try await bot.shutDown()
+
+        let replies = await harness.telegram.delivered.map { ($0.chatID ?? 0, $0.text ?? "") }
+        #expect(replies.count == 4)
+        #expect(replies.contains { $0 == (77, "Your Telegram user id is 77. Put it in ADMIN_USER_IDS to be an admin of the bot in every chat.") })
+        #expect(replies.contains { $0 == (group, "Only admins of this chat can do that.") })
+        #expect(replies.contains { $0.0 == group && $0.1.hasPrefix("This chat’s id is \(group). Use it as THROWBACK_CHAT_ID") })
+        // In a channel only `id` is answered: every subscriber would read a reply.
+        #expect(replies.filter { $0.0 == channel }.map(\.1) == [
+            "This chat’s id is \(channel). Use it as THROWBACK_CHAT_ID, or after an admin command to manage this chat from a private chat with me.",
+        ])
         await harness.stop()
     }
 

@@ -38,9 +38,9 @@ import TestLogging
             try await bot.shutDown()
         }
         let menus = await harness.telegram.menus
-        #expect(menus["default"] == ["throwback", "link", "unlink", "tracked", "help"])
+        #expect(menus["default"] == ["throwback", "link", "unlink", "id", "tracked", "help"])
         #expect(menus["all_chat_administrators"] == [
-            "throwback", "link", "unlink", "tracked", "help", "track", "untrack", "import", "filter", "covers", "weekly", "postnow",
+            "throwback", "link", "unlink", "id", "tracked", "help", "track", "untrack", "import", "filter", "covers", "weekly", "postnow",
         ])
         #expect(await harness.telegram.botDescription == BotProfile.standardDescription)
         #expect(await harness.telegram.botShortDescription == BotProfile.standardShortDescription)
@@ -132,6 +132,27 @@ import TestLogging
         #expect(delivered.first?.text?.contains("Usage: throwback [user] [years]") == true)
         #expect(delivered.last?.chatID == 77)
         #expect(delivered.last?.text?.contains("help") == true)
+        await harness.stop()
+    }
+
+    /// A daemon keeps retrying an API it cannot reach, and says where and why; after a
+    /// minute of that it says once, louder, what to check.
+    @Test func anUnreachableAPIURLIsNamedAndAfterAMinuteTheLogSaysWhatToCheck() async throws {
+        let harness = try await BotHarness.start()
+        let refusing = try RefusingPort()
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.services(clock: clock, telegramURL: refusing.baseURL).bot)
+        for _ in 0..<30 {
+            #expect(await clock.waitForSleeper())
+            await clock.advance(by: .seconds(5))
+        }
+        try await bot.shutDown(advancing: clock)
+        let text = harness.logs.text
+        #expect(text.contains("Telegram start-up failed; retrying"))
+        #expect(text.contains("url=\(refusing.baseURL)"))
+        #expect(text.contains("could not connect"))
+        #expect(text.components(separatedBy: "has not answered for a minute at \(refusing.baseURL)").count == 2, "\(text)")
+        #expect(!text.contains(harness.telegram.token))
         await harness.stop()
     }
 

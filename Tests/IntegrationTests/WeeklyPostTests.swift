@@ -9,27 +9,6 @@ import TestSupport
 import Throwback
 import TestLogging
 
-/// A wall clock for tests: a start date moved on by a `TestClock`, or set by hand.
-private final class TestDate: Sendable {
-    private let date: Mutex<Date>
-    private let elapsed: (@Sendable () -> Duration)?
-    private let start: Date
-
-    init(_ start: Date, following clock: TestClock<Duration>? = nil) {
-        self.start = start
-        date = Mutex(start)
-        elapsed = clock.map { ElapsedClock($0).elapsed }
-    }
-
-    var now: Date {
-        elapsed.map { start.addingTimeInterval($0().seconds) } ?? date.withLock { $0 }
-    }
-
-    func set(_ unix: Int) {
-        date.withLock { $0 = Date(timeIntervalSince1970: TimeInterval(unix)) }
-    }
-}
-
 extension WeeklyPostOutcome {
     /// The numbers of messages and of users of a post handed to the outbox.
     var posted: [Int]? {

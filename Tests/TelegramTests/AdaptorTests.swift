@@ -105,6 +105,14 @@ actor MigrationLog {
         #expect(limiter.reserve(in: -5, now: last) == .seconds(60) + margin)
     }
 
+    /// Telegram counts a message when it arrives: a slow upload pushes the chat's next slot.
+    @Test func theNextSlotCountsFromWhenTheLastMessageArrived() {
+        let limiter = FloodLimiter()
+        #expect(limiter.reserve(in: 1, now: .zero) == .zero)
+        limiter.arrived(in: 1, now: .milliseconds(700))
+        #expect(limiter.reserve(in: 1, now: .milliseconds(700)) == .milliseconds(1700))
+    }
+
     @Test func thirtyASecondOverall() {
         let limiter = FloodLimiter()
         for _ in 0..<30 { #expect(limiter.reserveOverall(now: .zero) == .zero) }

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Networking
 import Telegram
@@ -123,13 +124,28 @@ private func upload(_ data: Data = jpeg) -> PhotoSource {
     }
 }
 
+/// A client whose calls are each a second after the one before, on `clock`.
+struct SecondApart: TelegramClient {
+    let base: any TelegramClient
+    let clock: TestClock<Duration>
+
+    func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
+        await clock.advance(by: .seconds(1))
+        return try await base.send(request)
+    }
+}
+
 /// Photo calls through the production HTTP client and transport, against the fake Telegram.
 @Suite(.capturingLogs) struct FakeTelegramPhotoTests {
-    /// Runs `body` against a started fake at its base URL, which is stopped however `body` ends.
-    private func withFake(_ body: (FakeTelegram, HTTPTelegramClient, URL) async throws -> Void) async throws {
+    /// Runs `body` against a started fake at its base URL, which is stopped however `body`
+    /// ends. A second passes on the fake's clock before each call, as the bot's outbox spaces
+    /// messages to a chat, so that its flood limit never comes into these tests.
+    private func withFake(_ body: (FakeTelegram, SecondApart, URL) async throws -> Void) async throws {
         let fake = FakeTelegram()
         let url = try await fake.start()
-        let client = HTTPTelegramClient(transport: CurlTransport(), baseURL: url, token: Secret(fake.token))
+        let clock = TestClock()
+        await fake.useClock(clock)
+        let client = SecondApart(base: HTTPTelegramClient(transport: CurlTransport(), baseURL: url, token: Secret(fake.token)), clock: clock)
         do {
             try await body(fake, client, url)
         } catch {

@@ -12,7 +12,8 @@ import Telegram
 /// - Messages are checked like Telegram checks them: HTML must parse (only Telegram's tags,
 ///   every `<`, `>` and `&` escaped), text is 1–4096 UTF-16 units once parsed, callback
 ///   data at most 64 bytes, a forum topic must exist, a chat that is gone answers 403 or
-///   400, and flood limits (20 a minute per group, 30 a second overall) answer 429.
+///   400, and flood limits (one message a second per chat, 20 a minute per group, 30 a
+///   second overall) answer 429 with a `retry_after`.
 /// - `sendPhoto` takes an uploaded JPEG or PNG (non-empty, at most 10 MB) or a file_id the
 ///   fake issued, with a caption under the same HTML rules but 0–1024 units long. Each
 ///   upload gets a new file_id; the answer lists three sizes, the largest last.
@@ -155,6 +156,7 @@ public actor FakeTelegram {
     private var outages: [String: Fault] = [:]
     private var updateWaiters: [CheckedContinuation<Void, Never>] = []
     private var callWaiters: [(method: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var deliveryWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var server: FakeHTTPServer?
     private var stopped = false
     private let forever = Gate()
@@ -247,6 +249,16 @@ public actor FakeTelegram {
             "chat": ["id": chatID, "type": "supergroup", "title": "Discussion"],
             "sender_chat": ["id": channelID, "type": "channel", "title": "Channel"],
             "from": ["id": Self.channelForwarder, "is_bot": false, "first_name": "Telegram"],
+        ] as [String: Any]])
+    }
+
+    /// Queues a post in a channel where the bot is an admin, as its admins post: on behalf of
+    /// the channel, with no `from`.
+    @discardableResult
+    public func pushChannelPost(_ text: String, channelID: Int64) -> Int64 {
+        let channel: [String: Any] = ["id": channelID, "type": "channel", "title": "Channel"]
+        return push(["channel_post": [
+            "message_id": nextMessage(), "date": 1_700_000_000, "text": text, "chat": channel, "sender_chat": channel,
         ] as [String: Any]])
     }
 
@@ -345,6 +357,12 @@ public actor FakeTelegram {
     /// The bytes of the photo that `fileID` (of any of its sizes) names; nil for an id the fake never issued.
     public func photoData(fileID: String) -> Data? {
         photoIDs[fileID].flatMap { photoFiles[$0] }
+    }
+
+    /// Returns once the fake has accepted `count` messages (posts and edits) in all.
+    public func waitForDeliveries(_ count: Int) async {
+        if delivered.count >= count { return }
+        await withCheckedContinuation { deliveryWaiters.append((count, $0)) }
     }
 
     /// Returns once the fake has received `count` calls of `method`.
@@ -554,6 +572,8 @@ public actor FakeTelegram {
         }
         posted[chat, default: [:]][messageID] = Posted(text: html, markup: markup, photo: fileID)
         delivered.append(call)
+        for waiter in deliveryWaiters where waiter.count <= delivered.count { waiter.continuation.resume() }
+        deliveryWaiters.removeAll { $0.count <= delivered.count }
         if !method.hasPrefix("edit") { sentMessageIDs.append(messageID) }
         var result: [String: Any] = [
             "message_id": messageID, "date": 1_700_000_000,
@@ -651,6 +671,8 @@ public actor FakeTelegram {
         let now = elapsed()
         recentSends.removeAll { now - $0 >= .seconds(1) }
         if recentSends.count >= 30 { return 1 }
+        // One message a second in any chat.
+        if let last = perChatSends[chat]?.last, now - last < .seconds(1) { return 1 }
         if chat < 0 {
             var sends = perChatSends[chat, default: []]
             sends.removeAll { now - $0 >= .seconds(60) }
@@ -659,6 +681,8 @@ public actor FakeTelegram {
             }
             sends.append(now)
             perChatSends[chat] = sends
+        } else {
+            perChatSends[chat] = [now]
         }
         recentSends.append(now)
         return nil

@@ -115,6 +115,49 @@ import TestLogging
         #expect(try await journal.unhandled().map { $0.message?.messageID } == [30])
     }
 
+    /// Writes asked for at once share a commit, but a write that fails undoes only itself.
+    @Test func aFailingWriteInASharedCommitUndoesOnlyItself() async throws {
+        let store = try BotStore.inMemory()
+        struct Failure: Error {}
+        await withTaskGroup(of: Void.self) { group in
+            for chat in 1...20 {
+                group.addTask {
+                    _ = try? await store.write { transaction in
+                        _ = try transaction.addToRoster(["user\(chat)"], chat: -Int64(chat), limit: 50)
+                        if chat.isMultiple(of: 5) { throw Failure() }
+                    }
+                }
+            }
+        }
+        for chat in 1...20 {
+            #expect(try await store.roster(of: -Int64(chat)).count == (chat.isMultiple(of: 5) ? 0 : 1), "\(chat)")
+        }
+    }
+
+    /// A weekly post's claim is one process's while its lease lasts: another is refused until
+    /// it runs out, then may take the post over; a completed post is claimed again only forced.
+    @Test func aWeeklyClaimIsExclusiveWhileItsLeaseLasts() async throws {
+        let store = try BotStore.inMemory()
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        func claim(_ owner: String, at seconds: TimeInterval, force: Bool = false) async throws -> WeeklyClaim {
+            try await store.write { transaction in
+                try transaction.claimWeeklyPost(
+                    chat: -1, week: 7, dueAt: start, force: force, owner: owner, lease: .seconds(120), now: start.addingTimeInterval(seconds)
+                )
+            }
+        }
+        guard case .claimed(let first) = try await claim("a", at: 0) else { Issue.record("not claimed"); return }
+        #expect(try await claim("b", at: 60) == .heldElsewhere(until: start.addingTimeInterval(120)))
+        // "a" stopped without a word: once its lease runs out, "b" finishes the post.
+        guard case .claimed(let taken) = try await claim("b", at: 121) else { Issue.record("not taken over"); return }
+        #expect(taken.generation == first.generation)
+        #expect(try await store.write { try $0.completeWeeklyPost(first, owner: "a", at: start) } == false)
+        #expect(try await store.write { try $0.completeWeeklyPost(taken, owner: "b", at: start) })
+        #expect(try await claim("a", at: 200) == .alreadyPosted)
+        guard case .claimed(let forced) = try await claim("a", at: 200, force: true) else { Issue.record("not forced"); return }
+        #expect(forced.generation == 2)
+    }
+
     @Test func theDatabaseSurvivesReopening() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

@@ -236,7 +236,7 @@ public struct BotAssembly: Sendable {
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
             photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock, onServing: options.onServing,
-            logger: logger
+            apiURL: configuration.telegramAPIURL, logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,

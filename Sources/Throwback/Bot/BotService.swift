@@ -48,6 +48,8 @@ public struct BotService: Service, CustomStringConvertible {
     private let clock: any Clock<Duration>
     private let elapsed: ElapsedClock
     private let onServing: @Sendable () -> Void
+    /// `TELEGRAM_API_URL`, to name in the log while start-up fails.
+    private let apiURL: URL
     private let logger: Logger
 
     public init(
@@ -55,8 +57,9 @@ public struct BotService: Service, CustomStringConvertible {
         journal: UpdateJournal, outbox: OutboxDeliverer, lifetimes: OutboxLifetimes = OutboxLifetimes(), settings: Settings = Settings(),
         photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        onServing: @escaping @Sendable () -> Void = {}, logger: Logger = Logger(label: "bot")
+        onServing: @escaping @Sendable () -> Void = {}, apiURL: URL = HTTPTelegramClient.defaultBaseURL, logger: Logger = Logger(label: "bot")
     ) {
+        self.apiURL = apiURL
         self.outbox = outbox
         self.lifetimes = lifetimes
         self.onServing = onServing
@@ -134,6 +137,8 @@ public struct BotService: Service, CustomStringConvertible {
     /// Returns nil if cancelled first.
     private func startUp() async throws -> User? {
         var attempt = 0
+        let firstFailure = elapsed.elapsed()
+        var warned = false
         while !Task.isCancelled {
             do {
                 let me = try await pollingClient.getMe()
@@ -143,7 +148,14 @@ public struct BotService: Service, CustomStringConvertible {
             } catch let error as TelegramError where error.isTransient {
                 attempt += 1
                 let delay = settings.startupBackoff.delay(beforeRetry: attempt)
-                logger.warning("Telegram start-up failed; retrying", metadata: ["error": "\(error)", "delay": "\(delay)"])
+                // The base URL only: the token is part of every method's URL.
+                logger.notice("Telegram start-up failed; retrying", metadata: ["url": "\(apiURL)", "error": "\(error)", "delay": "\(delay)"])
+                if !warned, elapsed.elapsed() - firstFailure >= .seconds(60) {
+                    warned = true
+                    logger.warning(
+                        "Telegram has not answered for a minute at \(apiURL) (\(error)): check TELEGRAM_API_URL, the network and DNS, and any proxy; still retrying"
+                    )
+                }
                 do { try await elapsed.sleep(delay) } catch { return nil }
             } catch is CancellationError {
                 return nil

@@ -90,6 +90,18 @@ public struct ChatUpdateHandler: Sendable {
             guard let admission = await router.admission(for: parsed, context: context) else { return arrival(message.chat.id, .ignored) }
             return arrival(message.chat.id, .message(message, parsed, context, admission))
         }
+        if let post = update.channelPost, let text = post.text {
+            // Only a channel's admins can post in it, on its behalf.
+            let context = CommandInvocation(
+                chatID: post.chat.id, isPrivateChat: false, userID: post.chat.id, senderChatID: post.chat.id, messageID: post.messageID
+            )
+            let parsed = router.parse(text, context: context)
+            // In a channel the bot answers `id` alone: whatever it posts there, every subscriber reads.
+            guard case .command(let spec, _) = parsed, spec.name == IDCommand.name,
+                  let admission = await router.admission(for: parsed, context: context)
+            else { return arrival(post.chat.id, .ignored) }
+            return arrival(post.chat.id, .message(post, parsed, context, admission))
+        }
         if let query = update.callbackQuery {
             let chat = query.message?.chat
             let context = CommandInvocation(chatID: chat?.id ?? query.from.id, isPrivateChat: chat?.isPrivate ?? true, userID: query.from.id)

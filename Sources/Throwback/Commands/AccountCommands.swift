@@ -40,6 +40,28 @@ public struct UnlinkCommand: Command {
     }
 }
 
+/// `id`: the numbers the configuration asks for. In a private chat, the sender's Telegram
+/// user id (`ADMIN_USER_IDS`); in a group or a channel, for its admins, the chat's id
+/// (`THROWBACK_CHAT_ID`, and the chat id admin commands take).
+public struct IDCommand: Command {
+    public static let name = "id"
+    public let spec = CommandSpec(name: IDCommand.name, summary: "your Telegram user id; in a group or channel, its chat id (for admins)")
+    public let guards: [any CommandGuard]
+
+    public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
+        invocation.arguments.isEmpty ? .success(invocation) : .failure(UsageError())
+    }
+
+    public func execute(_ invocation: CommandInvocation) async -> CommandResult {
+        guard !invocation.isPrivateChat else {
+            return .reply(.text("Your Telegram user id is \(invocation.userID). Put it in ADMIN_USER_IDS to be an admin of the bot in every chat."))
+        }
+        return .reply(.text(
+            "This chat’s id is \(invocation.chatID). Use it as THROWBACK_CHAT_ID, or after an admin command to manage this chat from a private chat with me."
+        ))
+    }
+}
+
 /// `help` (alias `start`): the command list, generated from the declarations.
 public struct HelpCommand: Command {
     public let spec = CommandSpec(name: "help", aliases: ["start"], summary: "what I can do")

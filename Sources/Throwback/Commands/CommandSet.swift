@@ -44,6 +44,8 @@ public enum CommandSet {
             throwback(d),
             LinkCommand(guards: [d.validUser]),
             UnlinkCommand(guards: []),
+            // Anyone in their own private chat; in a group or channel, its admins.
+            IDCommand(guards: [d.admin]),
             TrackedCommand(guards: [d.admin.forOtherChats]),
             TrackCommand(guards: [d.admin, d.validUser], weekly: d.weekly),
             UntrackCommand(guards: [d.admin]),
@@ -53,7 +55,7 @@ public enum CommandSet {
             WeeklyCommand(guards: [d.admin], controls: d.weekly),
             PostNowCommand(guards: [d.admin], controls: d.weekly),
         ]
-        commands.insert(HelpCommand(guards: [], otherSpecs: commands.map(\.spec)), at: 4)
+        commands.insert(HelpCommand(guards: [], otherSpecs: commands.map(\.spec)), at: 5)
         return commands
     }
 

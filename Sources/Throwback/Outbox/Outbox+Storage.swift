@@ -24,16 +24,11 @@ extension StoreTransaction {
         }
     }
 
-    /// Marks a message as sending, if it is still pending and the first of its chat's queue
-    /// that no other process is sending: the moment after which a crash counts it as possibly
-    /// sent. False when another process took it, or an earlier message of its chat waits.
+    /// Marks a message as sending, if it is still pending: the moment after which a crash
+    /// counts it as possibly sent. False when another process took it first.
     func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
-        try db.cachedStatement(sql: """
-            UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ?
-            WHERE id = ? AND state = 'pending' AND NOT EXISTS (
-                SELECT 1 FROM outbox earlier WHERE earlier.chatID = outbox.chatID AND earlier.id < outbox.id
-                AND (earlier.state = 'pending' OR (earlier.state = 'sending' AND earlier.owner <> ?)))
-            """).execute(arguments: [owner, StoredDate(now), id, owner])
+        try db.cachedStatement(sql: "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'")
+            .execute(arguments: [owner, StoredDate(now), id])
         return db.changesCount > 0
     }
 

@@ -132,7 +132,8 @@ public final class OutboxDeliverer: Sendable {
             }
             accept(try await store.pendingMessages(limit: 1000))
         } catch {
-            logger.error("could not read the outbox", metadata: ["error": "\(error)"])
+            // Shutdown cancels a scan: that is no error.
+            if !Task.isCancelled { logger.error("could not read the outbox", metadata: ["error": "\(error)"]) }
         }
     }
 
@@ -306,11 +307,8 @@ public final class OutboxDeliverer: Sendable {
         guard beginSending(message.chatID) else { return .stopped }
         defer { endSending(message.chatID) }
         do {
-            guard try await store.write({ [owner, now] in try $0.claimForSending(message.id, owner: owner, at: now()) }) else {
-                // Another process sends it, or an earlier message of the chat waits there;
-                // a later scan brings it back if it is still pending.
-                return .done
-            }
+            // Another process (`post-weekly`) may have taken it first: then it is theirs.
+            guard try await store.write({ [owner, now] in try $0.claimForSending(message.id, owner: owner, at: now()) }) else { return .done }
         } catch {
             logger.error("could not mark a message as sending; it waits", metadata: ["error": "\(error)"])
             return .again(settings.backoff.delay(beforeRetry: failures + 1))
@@ -339,6 +337,7 @@ public final class OutboxDeliverer: Sendable {
     }
 
     private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int, logger: Logger) async -> Step {
+        defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
         do {
             let receipt = try await telegram.send(request)
             if let key = message.collage, let sent = receipt.message {

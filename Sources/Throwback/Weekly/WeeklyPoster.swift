@@ -100,7 +100,7 @@ public struct WeeklyPoster: Sendable {
                 )
             }
         } catch {
-            return report(.storageFailed, chat: chat, error: error)
+            return report(Task.isCancelled ? .interrupted : .storageFailed, chat: chat, error: error)
         }
         switch claim {
         case nil: return report(.nobodyTracked, chat: chat)
@@ -140,7 +140,7 @@ public struct WeeklyPoster: Sendable {
             settings = try await store.settings(for: progress.chatID)
             roster = try await store.roster(of: progress.chatID)
         } catch {
-            return await give(up: progress, as: .storageFailed, error: error, logger: logger)
+            return await give(up: progress, as: Task.isCancelled ? .interrupted : .storageFailed, error: error, logger: logger)
         }
         var entries: [WeeklyEntry] = []
         do {
@@ -152,10 +152,8 @@ public struct WeeklyPoster: Sendable {
                     return report(.inProgress, chat: progress.chatID)
                 }
             }
-        } catch is CancellationError {
-            return await give(up: progress, as: .interrupted, logger: logger)
         } catch {
-            return await give(up: progress, as: .storageFailed, error: error, logger: logger)
+            return await give(up: progress, as: Task.isCancelled || error is CancellationError ? .interrupted : .storageFailed, error: error, logger: logger)
         }
         if !entries.isEmpty, entries.allSatisfy({ $0.content == .unavailable }) {
             return await give(up: progress, as: .lastFMDown, logger: logger)
