@@ -1,6 +1,7 @@
 /// The one Bot API client protocol. The HTTP client implements it, and so does every adaptor
-/// (throttle, auto-retry, migration), each wrapping another client, teloxide-style: code
-/// that sends messages never knows which adaptors are in the chain.
+/// (auto-retry, migration, instrumentation), each wrapping another client, teloxide-style:
+/// code that calls Telegram never knows which adaptors are in the chain. Chat messages are
+/// not sent through it directly but through the outbox, which has no shortcut here.
 public protocol TelegramClient: Sendable {
     /// Performs one call. Throws `TelegramError` or `CancellationError`.
     func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response
@@ -20,49 +21,11 @@ extension TelegramClient {
         )).map(\.update)
     }
 
-    @discardableResult
-    public func sendMessage(
-        chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
-    ) async throws -> SentMessage {
-        try await send(.sendMessage(chatID: chatID, html: html, replyTo: replyTo, topic: topic, keyboard: keyboard))
-    }
-
-    public func editMessageText(chatID: Int64, messageID: Int64, html: String, keyboard: InlineKeyboard? = nil) async throws {
-        _ = try await send(.editMessageText(chatID: chatID, messageID: messageID, html: html, keyboard: keyboard))
-    }
-
-    /// Sends a photo; the answer's `photoFileID` sends it again without uploading it.
-    @discardableResult
-    public func sendPhoto(
-        chatID: Int64, photo: PhotoSource, captionHTML: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
-    ) async throws -> SentMessage {
-        try await send(.sendPhoto(chatID: chatID, photo: photo, captionHTML: captionHTML, replyTo: replyTo, topic: topic, keyboard: keyboard))
-    }
-
-    @discardableResult
-    public func editMessageMedia(
-        chatID: Int64, messageID: Int64, photo: PhotoSource, captionHTML: String, keyboard: InlineKeyboard? = nil
-    ) async throws -> SentMessage {
-        try await send(.editMessageMedia(chatID: chatID, messageID: messageID, photo: photo, captionHTML: captionHTML, keyboard: keyboard))
-    }
-
-    public func editMessageCaption(chatID: Int64, messageID: Int64, captionHTML: String, keyboard: InlineKeyboard? = nil) async throws {
-        _ = try await send(.editMessageCaption(chatID: chatID, messageID: messageID, captionHTML: captionHTML, keyboard: keyboard))
-    }
-
-    public func answerCallbackQuery(id: String, text: String? = nil) async throws {
-        _ = try await send(.answerCallbackQuery(id: id, text: text))
-    }
-
     public func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) async throws {
         _ = try await send(.setMyCommands(commands, scope: scope))
     }
 
     public func deleteWebhook() async throws {
         _ = try await send(.deleteWebhook())
-    }
-
-    public func getChatAdministrators(chatID: Int64) async throws -> [ChatMember] {
-        try await send(.getChatAdministrators(chatID: chatID))
     }
 }

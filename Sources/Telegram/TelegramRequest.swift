@@ -81,6 +81,9 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
         }
     }
 
+    /// The same call, its answer read as a `MessageReceipt`, as the outbox reads every answer.
+    public var receipted: TelegramRequest<MessageReceipt> { answered(as: MessageReceipt.self) }
+
     /// The same call aimed at another chat.
     public func redirected(to chat: Int64) -> TelegramRequest {
         var copy = self

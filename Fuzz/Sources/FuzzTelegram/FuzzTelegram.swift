@@ -28,15 +28,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             roundTrip(update, "Update")
         }
     }
-    if let message = call("sendMessage", { try await client.sendMessage(chatID: -1_001_234_567_890, html: "<b>hi</b>") }) {
+    if let message = call("sendMessage", { try await client.send(TelegramRequest<SentMessage>.sendMessage(chatID: -1_001_234_567_890, html: "<b>hi</b>")) }) {
         roundTrip(message, "SentMessage")
     }
     if let photo = call("sendPhoto", {
-        try await client.sendPhoto(chatID: -1_001_234_567_890, photo: .fileID("photo-1"), captionHTML: "<b>hi</b>")
+        try await client.send(TelegramRequest<SentMessage>.sendPhoto(chatID: -1_001_234_567_890, photo: .fileID("photo-1"), captionHTML: "<b>hi</b>"))
     }) {
         roundTrip(photo, "SentMessage of a photo")
     }
-    if let admins = call("getChatAdministrators", { try await client.getChatAdministrators(chatID: -1_001_234_567_890) }) {
+    // What the outbox reads of every answer: a message, or `true` for an edit.
+    if let receipt = call("editMessageText", {
+        try await client.send(TelegramRequest<IgnoredResult>.editMessageText(chatID: -1_001_234_567_890, messageID: 1, html: "<b>hi</b>").receipted)
+    }) {
+        if let message = receipt.message { roundTrip(message, "SentMessage of an edit") }
+    }
+    if let admins = call("getChatAdministrators", {
+        try await client.send(TelegramRequest<[ChatMember]>.getChatAdministrators(chatID: -1_001_234_567_890))
+    }) {
         for admin in admins { roundTrip(admin, "ChatMember") }
     }
     if let me = call("getMe", { try await client.getMe() }) {

@@ -47,10 +47,6 @@ public struct OutboxMessage: Sendable {
     }
 }
 
-extension TelegramRequest {
-    /// The same call, answered as the outbox reads every answer.
-    public var receipted: TelegramRequest<MessageReceipt> { answered(as: MessageReceipt.self) }
-}
 
 /// How long each kind of message may wait, from `REPLY_TTL` and the Last.fm week.
 public struct OutboxLifetimes: Sendable {
