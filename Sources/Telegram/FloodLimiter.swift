@@ -18,14 +18,15 @@ public struct FloodLimits: Sendable, Equatable {
 
 /// When each message to a chat may go, within the flood limits: one message a second per
 /// chat, a number a minute per chat (fewer for supergroups and channels), and a number a
-/// second overall. Each message is given the first moment that keeps its chat's limits, in
-/// the order asked; the overall limit is reserved only once that moment has come, since
-/// reserving it ahead would let one busy chat hold every other chat back. State per chat
-/// is forgotten once it holds nothing back, so a bot in thousands of chats stays bounded.
+/// second overall. Moments are reserved, not polled: the caller asks when a chat may next
+/// send, and commits the moment it sends. State per chat is forgotten once it holds nothing
+/// back, so a bot in thousands of chats stays bounded.
 public final class FloodLimiter: Sendable {
     private struct ChatWindows: Sendable {
         var second: RateWindow
         var minute: RateWindow
+
+        var idleFrom: Duration { max(second.idleFrom, minute.idleFrom) }
     }
 
     private struct State: Sendable {
@@ -44,39 +45,46 @@ public final class FloodLimiter: Sendable {
         ))
     }
 
-    /// Reserves the next moment for a message to `chat` within its chat's limits.
-    public func reserve(in chat: Int64, now: Duration) -> Duration {
+    /// The first moment at or after `now` when a message to `chat` keeps the chat's limits.
+    public func earliest(in chat: Int64, now: Duration) -> Duration {
+        state.withLock { state in
+            guard let windows = state.chats.value(forKey: chat, now: now) else { return now }
+            return max(windows.second.earliest(now: now), windows.minute.earliest(now: now))
+        }
+    }
+
+    /// The first moment at or after `now` when one more message keeps the overall limit.
+    public func earliestOverall(now: Duration) -> Duration {
+        state.withLock { $0.overall.earliest(now: now) }
+    }
+
+    /// Records a message to `chat` going at `now`, which must be no earlier than both
+    /// `earliest` moments.
+    public func commit(in chat: Int64, now: Duration) {
         // Supergroup and channel ids start with -100.
         let perMinute = chat <= -1_000_000_000_000 ? limits.perSupergroupOrChannelPerMinute : limits.perChatPerMinute
-        let margin = limits.margin
-        let perSecond = limits.perChatPerSecond
-        return state.withLock { state in
+        let (perSecond, margin) = (limits.perChatPerSecond, limits.margin)
+        state.withLock { state in
             var windows = state.chats.value(forKey: chat, now: now) ?? ChatWindows(
                 second: RateWindow(limit: perSecond, window: .seconds(1)),
                 minute: RateWindow(limit: perMinute, window: .seconds(60) + margin)
             )
-            let at = max(windows.second.earliest(now: now), windows.minute.earliest(now: now))
-            windows.second.commit(at: at)
-            windows.minute.commit(at: at)
-            state.chats.set(windows, forKey: chat, expiresAt: max(windows.second.idleFrom, windows.minute.idleFrom))
-            return at
+            windows.second.commit(at: now)
+            windows.minute.commit(at: now)
+            state.chats.set(windows, forKey: chat, expiresAt: windows.idleFrom)
+            state.overall.commit(at: now)
         }
     }
 
     /// Records that the last message to `chat` reached Telegram by `now`: Telegram counts a
-    /// message when it arrives, which for an upload can be well after it was reserved, so the
-    /// chat's next slot counts from then.
+    /// message when it arrives, which for an upload can be well after it left, so the chat's
+    /// next moment counts from then.
     public func arrived(in chat: Int64, now: Duration) {
         state.withLock { state in
             guard var windows = state.chats.value(forKey: chat, now: now) else { return }
             windows.second.delayLast(to: now)
             windows.minute.delayLast(to: now)
-            state.chats.set(windows, forKey: chat, expiresAt: max(windows.second.idleFrom, windows.minute.idleFrom))
+            state.chats.set(windows, forKey: chat, expiresAt: windows.idleFrom)
         }
-    }
-
-    /// Reserves the next moment within the overall limit, for a message whose chat slot has come.
-    public func reserveOverall(now: Duration) -> Duration {
-        state.withLock { $0.overall.reserve(now: now) }
     }
 }

@@ -201,6 +201,28 @@ final class RecordingRenderer: CollageRendering {
         await harness.stop()
     }
 
+    /// A picture Telegram will not take (here, bytes no image decoder reads) never costs the
+    /// answer: the caption goes as text instead, with its buttons.
+    @Test func aPictureTelegramRefusesIsReplacedByItsCaptionAsText() async throws {
+        struct Garbage: CollageRendering {
+            func render(_ tiles: [CollageTile]) async throws -> Data { Data("GIF89a not a JPEG".utf8) }
+        }
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member, messageID: 8)
+        let bot = RunningBot(try await harness.services(clock: ImmediateClock(), collageRenderer: Garbage()).bot)
+        await harness.telegram.waitForDeliveries(1)
+        try await bot.shutDown()
+
+        #expect(await harness.telegram.refusals.map(\.description) == ["Bad Request: IMAGE_PROCESS_FAILED"])
+        let reply = try #require(await harness.telegram.delivered.first)
+        #expect(reply.method == "sendMessage")
+        #expect(reply.text == (try await expectedCaption(harness, "alice", years: 3)))
+        #expect(reply.replyToMessageID == 8)
+        #expect(reply.buttonData.contains("tb|2|alice"))
+        await harness.stop()
+    }
+
     @Test func withoutAnyCoverOrWithCoversOffTheReplyIsText() async throws {
         let harness = try await BotHarness.start()
         // No album has art: a grid of placeholders would say less than the text.

@@ -83,39 +83,46 @@ actor MigrationLog {
 }
 
 /// Flood limits are reserved, not polled: each message is given the first moment that keeps
-/// its chat's limits, in the order asked.
+/// its chat's limits and the overall one.
 @Suite(.capturingLogs) struct FloodLimiterTests {
+    /// Sends to `chat` at the first moment allowed from `now` on; returns that moment.
+    private func send(_ limiter: FloodLimiter, _ chat: Int64, at now: Duration = .zero) -> Duration {
+        let at = max(limiter.earliest(in: chat, now: now), limiter.earliestOverall(now: now))
+        limiter.commit(in: chat, now: at)
+        return at
+    }
+
     @Test func oneMessagePerSecondPerChatAndOtherChatsAreNotHeld() {
         let limiter = FloodLimiter()
-        #expect(limiter.reserve(in: 1, now: .zero) == .zero)
-        #expect(limiter.reserve(in: 1, now: .zero) == .seconds(1))
-        #expect(limiter.reserve(in: 1, now: .zero) == .seconds(2))
-        #expect(limiter.reserve(in: 2, now: .zero) == .zero)
+        #expect(send(limiter, 1) == .zero)
+        #expect(send(limiter, 1) == .seconds(1))
+        #expect(send(limiter, 1) == .seconds(2))
+        #expect(send(limiter, 2) == .zero)
     }
 
     @Test func supergroupsGetTenAMinuteAndBasicGroupsTwenty() {
         let limiter = FloodLimiter()
         let margin = FloodLimits().margin
         var last = Duration.zero
-        for _ in 0..<10 { last = limiter.reserve(in: -1_001_234_567_890, now: last) }
+        for _ in 0..<10 { last = send(limiter, -1_001_234_567_890, at: last) }
         // The first of the ten went at 0 s: the eleventh may go a minute later, plus the margin.
-        #expect(limiter.reserve(in: -1_001_234_567_890, now: last) == .seconds(60) + margin)
+        #expect(send(limiter, -1_001_234_567_890, at: last) == .seconds(60) + margin)
         last = .zero
-        for _ in 0..<20 { last = limiter.reserve(in: -5, now: last) }
-        #expect(limiter.reserve(in: -5, now: last) == .seconds(60) + margin)
+        for _ in 0..<20 { last = send(limiter, -5, at: last) }
+        #expect(send(limiter, -5, at: last) == .seconds(60) + margin)
     }
 
     /// Telegram counts a message when it arrives: a slow upload pushes the chat's next slot.
     @Test func theNextSlotCountsFromWhenTheLastMessageArrived() {
         let limiter = FloodLimiter()
-        #expect(limiter.reserve(in: 1, now: .zero) == .zero)
+        #expect(send(limiter, 1) == .zero)
         limiter.arrived(in: 1, now: .milliseconds(700))
-        #expect(limiter.reserve(in: 1, now: .milliseconds(700)) == .milliseconds(1700))
+        #expect(limiter.earliest(in: 1, now: .milliseconds(700)) == .milliseconds(1700))
     }
 
     @Test func thirtyASecondOverall() {
         let limiter = FloodLimiter()
-        for _ in 0..<30 { #expect(limiter.reserveOverall(now: .zero) == .zero) }
-        #expect(limiter.reserveOverall(now: .zero) == .seconds(1) + FloodLimits().margin)
+        for chat in 0..<30 { #expect(send(limiter, Int64(chat)) == .zero) }
+        #expect(limiter.earliestOverall(now: .zero) == .seconds(1) + FloodLimits().margin)
     }
 }

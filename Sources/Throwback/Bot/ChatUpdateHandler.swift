@@ -178,18 +178,19 @@ public struct ChatUpdateHandler: Sendable {
     private func answer(_ reply: BotReply, to message: Message) async -> ([OutboxMessage], YearNavigation.Buttons) {
         let buttons = YearNavigation.buttons(for: reply)
         let chat = message.chat.id
-        let html = reply.rendered(with: .telegram) ?? ""
-        let text = TelegramRequest<SentMessage>.sendMessage(
-            chatID: chat, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard
-        )
-        if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
-            let request = TelegramRequest<SentMessage>.sendPhoto(
-                chatID: chat, photo: photo.source, captionHTML: CollagePhotos.captionFormatter.format(summary),
-                replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard
-            )
-            return ([outgoing(request, in: chat, fallback: text.receipted, collage: photo.reusableKey)], buttons)
+        func text(_ html: String) -> TelegramRequest<SentMessage> {
+            .sendMessage(chatID: chat, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard)
         }
-        return ([outgoing(text, in: chat)], buttons)
+        if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
+            let caption = CollagePhotos.captionFormatter.format(summary)
+            let request = TelegramRequest<SentMessage>.sendPhoto(
+                chatID: chat, photo: photo.source, captionHTML: caption, replyTo: message.messageID, topic: message.topicID,
+                keyboard: buttons.keyboard
+            )
+            // Should Telegram refuse the picture, the caption still answers.
+            return ([outgoing(request, in: chat, fallback: text(caption).receipted, collage: photo.reusableKey)], buttons)
+        }
+        return ([outgoing(text(reply.rendered(with: .telegram) ?? ""), in: chat)], buttons)
     }
 
     private func text(_ html: String, replyingTo message: Message) -> OutboxMessage {
@@ -290,8 +291,10 @@ public struct ChatUpdateHandler: Sendable {
             logger.notice("update left for the next start")
             return false
         }
-        let now = now()
         let outbox = outbox
+        // A burst waits at Telegram, not in memory, once enough messages wait here.
+        await outbox.waitForRoom()
+        let now = now()
         do {
             let enqueued = try await store.write { transaction in
                 try transaction.markHandled(update, at: now)

@@ -47,6 +47,14 @@ extension StoreTransaction {
             .execute(arguments: [state.rawValue, messageID, note, StoredDate(now), id, !ifPending])
     }
 
+    /// Records messages as sent, with Telegram's ids for them.
+    func recordSent(_ sends: [(id: Int64, messageID: Int64?)], at now: Date) throws {
+        guard !sends.isEmpty else { return }
+        let update = try db.cachedStatement(sql: "UPDATE outbox SET state = 'sent', messageID = ?, doneAt = ? WHERE id = ?")
+        let date = StoredDate(now)
+        for send in sends { try update.execute(arguments: [send.messageID, date, send.id]) }
+    }
+
     /// Drops every message still waiting for `chat`, which can no longer be posted to;
     /// returns their ids.
     func dropPending(chat: Int64, note: String, at now: Date) throws -> [Int64] {
@@ -82,10 +90,18 @@ extension BotStore {
     /// Messages waiting to be sent, oldest first, at most `limit`.
     func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
         try await read { db in
+            // Without the uploads' bytes: they are read one at a time, as each is sent.
             try Row.fetchAll(db, sql: """
-                SELECT id, chatID, kind, method, parameters, upload, fallback, collage, expiresAt
+                SELECT id, chatID, kind, method, parameters, upload IS NOT NULL AS uploads, fallback, collage, expiresAt
                 FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?
                 """, arguments: [limit]).compactMap(OutboxCoding.message)
+        }
+    }
+
+    /// The picture a message uploads, as enqueued.
+    func upload(of message: OutboxMessage) async throws -> InputFile? {
+        try await read { db in
+            try Data.fetchOne(db, sql: "SELECT upload FROM outbox WHERE id = ?", arguments: [message.id]).map(OutboxCoding.photo)
         }
     }
 
@@ -119,27 +135,29 @@ enum OutboxCoding {
         "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
     }
 
-    /// A row read back; nil for one this version cannot read (it is then left alone).
+    static func photo(_ data: Data) -> InputFile {
+        InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: data)
+    }
+
+    /// A row read back, without its upload's bytes; nil for one this version cannot read
+    /// (it is then left alone).
     static func message(_ row: Row) -> OutboxMessage? {
         let decoder = JSONDecoder()
         guard let kind = (row["kind"] as String?).flatMap(OutboxMessage.Kind.init), let method = row["method"] as String?,
               let parameters = try? decoder.decode([String: JSONValue].self, from: row["parameters"] as Data? ?? Data()),
               let expiresAt = (row["expiresAt"] as StoredDate?)?.date
         else { return nil }
-        var attachments: [String: InputFile] = [:]
-        if let upload = row["upload"] as Data? {
-            attachments[photoPart] = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: upload)
-        }
         var fallback: TelegramRequest<MessageReceipt>?
         if let data = row["fallback"] as Data?, case .object(let object)? = try? decoder.decode(JSONValue.self, from: data),
            let name = object["method"]?.stringValue, case .object(let fallbackParameters)? = object["parameters"] {
             fallback = TelegramRequest(method: name, parameters: fallbackParameters)
         }
         var message = OutboxMessage(
-            chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, parameters: parameters, attachments: attachments),
+            chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, parameters: parameters),
             fallback: fallback, collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
         )
         message.id = row["id"]
+        message.uploadInRow = row["uploads"]
         return message
     }
 

@@ -1,4 +1,5 @@
 import DequeModule
+import HeapModule
 import Foundation
 import Logging
 import Networking
@@ -8,9 +9,12 @@ import Telegram
 /// The one way out: sends the outbox's messages, first in first out per chat, within
 /// Telegram's flood limits, each exactly once as far as Telegram allows.
 ///
-/// Each chat with messages waiting has a lane: one task that takes the chat's messages in
-/// order. A message waits for its flood-limit slot (reserved, not polled), is marked as
-/// sending, and only then goes out. What comes back decides what becomes of it:
+/// Each chat with messages waiting has a lane, and one pump serves every lane: it takes the
+/// first lane whose chat may send now (flood limits are reserved, not polled, and a chat
+/// Telegram asked to wait is held back meanwhile), and sends that lane's first message,
+/// marked as sending only then. One message per chat is on its way at a time, so a chat's
+/// messages arrive in order, while other chats' go alongside. What comes back decides what
+/// becomes of a message:
 /// - sent: recorded with Telegram's message id;
 /// - certainly not sent (no connection, a 429, a 5xx other than 504, a request libcurl never
 ///   wrote): back to pending and tried again, after `retry_after` for a 429 (the whole chat
@@ -35,33 +39,55 @@ public final class OutboxDeliverer: Sendable {
         public var shutdownGrace: Duration
         /// The most replies that may wait for one chat; more are dropped, a flood's echo.
         public var maxRepliesPerChat: Int
+        /// The most messages held in memory; beyond it, `waitForRoom` holds intake back, and the
+        /// updates wait at Telegram.
+        public var maxWaiting: Int
 
         public init(
             limits: FloodLimits = FloodLimits(),
             backoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(2), maxDelay: .seconds(60)),
-            scanInterval: Duration = .seconds(30), shutdownGrace: Duration = .seconds(4), maxRepliesPerChat: Int = 100
+            scanInterval: Duration = .seconds(30), shutdownGrace: Duration = .seconds(4), maxRepliesPerChat: Int = 100,
+            maxWaiting: Int = 256
         ) {
             self.limits = limits
             self.backoff = backoff
             self.scanInterval = scanInterval
             self.shutdownGrace = shutdownGrace
             self.maxRepliesPerChat = maxRepliesPerChat
+            self.maxWaiting = maxWaiting
         }
     }
 
     private struct Lane: Sendable {
         var queue = Deque<OutboxMessage>()
-        var task: Task<Void, Never>?
-        /// A message of this lane is between its claim and its outcome: the lane is not
-        /// cancelled at shutdown, so that what it sent is recorded.
+        /// Its first message is on its way: the lane waits for the outcome.
         var sending = false
+        /// Failures in a row of its first message, for the backoff.
+        var failures = 0
+    }
+
+    /// A lane held back until a moment: its chat's next flood-limit slot, a 429's wait, a backoff.
+    private struct Held: Comparable, Sendable {
+        var until: Duration
+        var chat: Int64
+
+        static func < (a: Held, b: Held) -> Bool { (a.until, a.chat) < (b.until, b.chat) }
     }
 
     private struct State: Sendable {
         var lanes: [Int64: Lane] = [:]
+        /// Lanes whose first message may go as soon as the overall limit allows, in order.
+        var ready = Deque<Int64>()
+        var held = Heap<Held>()
         var known: Set<Int64> = []
+        var waiting = 0
+        var sending = 0
+        var pump: Task<Void, Never>?
         var stopping = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Sends whose success is recorded with the next write, rather than in one of their own.
+        var unrecorded: [(id: Int64, messageID: Int64?)] = []
     }
 
     private let store: BotStore
@@ -76,6 +102,8 @@ public final class OutboxDeliverer: Sendable {
     /// Names this process in the outbox, so that another process leaves its messages alone.
     private let owner = UUID().uuidString
     private let state = Mutex(State())
+    /// Wakes the pump: a lane became ready, or a send ended.
+    private let wake = WakeSignal()
 
     /// - Parameter telegram: the client for sends, without retries or throttling of its own:
     ///   this deliverer does both.
@@ -102,18 +130,34 @@ public final class OutboxDeliverer: Sendable {
             guard !state.stopping else { return }
             for message in messages where message.id != 0 && state.known.insert(message.id).inserted {
                 let chat = message.chatID
+                if state.lanes[chat] == nil { state.ready.append(chat) }
                 state.lanes[chat, default: Lane()].queue.append(message)
-                // Started under the lock, so that a lane never gets two tasks.
-                if state.lanes[chat]?.task == nil { state.lanes[chat]?.task = Task { await self.runLane(chat) } }
+                state.waiting += 1
             }
+            // Started under the lock, so that there is never more than one.
+            if state.pump == nil, !state.lanes.isEmpty { state.pump = Task { await self.pump() } }
         }
+        wake.notify()
     }
 
-    /// How many replies wait for `chat` in this process: the outbox takes no more than
-    /// `maxRepliesPerChat`.
+    /// Whether `chat` may take another reply: the outbox holds no more than
+    /// `maxRepliesPerChat` waiting for one chat.
     public func hasRoomForReplies(in chat: Int64) -> Bool {
         state.withLock { state in
             (state.lanes[chat]?.queue.count { $0.kind == .reply } ?? 0) < settings.maxRepliesPerChat
+        }
+    }
+
+    /// Returns once fewer than `maxWaiting` messages wait in memory: intake waits here, so
+    /// that a burst waits at Telegram rather than in this process.
+    public func waitForRoom() async {
+        await withCheckedContinuation { continuation in
+            let room = state.withLock { state -> Bool in
+                guard state.waiting >= settings.maxWaiting, !state.stopping else { return true }
+                state.roomWaiters.append(continuation)
+                return false
+            }
+            if room { continuation.resume() }
         }
     }
 
@@ -130,7 +174,7 @@ public final class OutboxDeliverer: Sendable {
                 ])
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", "unconfirmed")], by: Int64(abandoned))
             }
-            accept(try await store.pendingMessages(limit: 1000))
+            accept(try await store.pendingMessages(limit: settings.maxWaiting))
         } catch {
             // Shutdown cancels a scan: that is no error.
             if !Task.isCancelled { logger.error("could not read the outbox", metadata: ["error": "\(error)"]) }
@@ -140,16 +184,16 @@ public final class OutboxDeliverer: Sendable {
     // MARK: Running
 
     /// Delivers until cancelled: scans the outbox now and every `scanInterval`, and prunes it
-    /// of messages done a week ago. Lanes run on their own: `stop` ends them gracefully, and
-    /// cancelling this ends them at once, as a crash would.
+    /// of messages done a week ago. The pump runs on its own: `stop` ends it gracefully, and
+    /// cancelling this ends it at once, as a crash would.
     public func run() async {
         await withTaskCancellationHandler {
             await scanAndPrune()
         } onCancel: {
-            for lane in state.withLock({ state in
+            state.withLock { state in
                 state.stopping = true
-                return state.lanes.values.compactMap(\.task)
-            }) { lane.cancel() }
+                return state.pump
+            }?.cancel()
         }
     }
 
@@ -173,11 +217,11 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
-    /// Returns once no lane has anything left to send.
+    /// Returns once nothing is left to send.
     public func idle() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Bool in
-                guard state.lanes.isEmpty else {
+                guard state.pump == nil else {
                     state.idleWaiters.append(continuation)
                     return false
                 }
@@ -187,86 +231,154 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
-    /// Stops delivery: nothing new starts, lanes waiting for their slot end at once (their
-    /// messages stay pending for the next start), and messages being sent get
-    /// `shutdownGrace` to finish.
+    /// Stops delivery: nothing new starts (messages waiting stay pending for the next start),
+    /// and messages being sent get `shutdownGrace` to finish; then they are cut off, and count
+    /// as possibly sent.
     public func stop() async {
-        let waiting = state.withLock { state -> [Task<Void, Never>] in
+        let pump = state.withLock { state in
             state.stopping = true
-            return state.lanes.values.filter { !$0.sending }.compactMap(\.task)
+            return state.pump
         }
-        for lane in waiting { lane.cancel() }
+        wake.notify()
+        guard let pump else { return }
         let graceOver = Task { [clock, settings] in
             guard (try? await clock.sleep(settings.shutdownGrace)) != nil else { return }
-            // What is still being sent is cut off: it counts as possibly sent.
-            for lane in self.state.withLock({ $0.lanes.values.compactMap(\.task) }) { lane.cancel() }
+            pump.cancel()
         }
-        await idle()
+        await pump.value
         graceOver.cancel()
     }
 
-    // MARK: Lanes
+    // MARK: The pump
 
-    /// Sends a chat's messages in order, one at a time, until its queue is empty.
-    private func runLane(_ chat: Int64) async {
-        var failures = 0
-        while let message = head(of: chat) {
-            switch await deliver(message, failures: failures) {
-            case .done:
-                failures = 0
-                pop(chat, message.id)
-            case .again(let wait):
-                failures += 1
-                do { try await clock.sleep(wait) } catch { return end(chat) }
-            case .stopped:
-                return end(chat)
+    private enum Next {
+        case send(OutboxMessage)
+        /// Nothing may go before this moment (nil: before something changes).
+        case wait(until: Duration?)
+        case finished
+    }
+
+    /// Sends the lanes' first messages as their chats' slots come, until nothing is left.
+    private func pump() async {
+        await withTaskGroup(of: Void.self) { sends in
+            while !Task.isCancelled {
+                switch next() {
+                case .send(let message):
+                    sends.addTask { await self.send(message) }
+                case .wait(let until):
+                    // What goes next waits a while: record the sends that went meanwhile.
+                    if until.map({ $0 - clock.elapsed() > .seconds(1) }) ?? true { await recordSends() }
+                    if let until {
+                        await wake.wait(for: until - clock.elapsed(), on: clock)
+                    } else {
+                        await wake.wait()
+                    }
+                case .finished:
+                    return
+                }
             }
         }
-    }
-
-    /// The first message of a lane; nil ends the lane (empty, or stopping).
-    private func head(of chat: Int64) -> OutboxMessage? {
-        let (message, waiters) = state.withLock { state -> (OutboxMessage?, [CheckedContinuation<Void, Never>]) in
-            if !state.stopping, let first = state.lanes[chat]?.queue.first { return (first, []) }
-            return (nil, removeLane(chat, &state))
+        await recordSends()
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            if Task.isCancelled {
+                // Cut off (shutdown after its grace, or a crash as far as delivery goes): what
+                // waited stays pending for the next start.
+                for lane in state.lanes.values { for message in lane.queue { state.known.remove(message.id) } }
+                (state.lanes, state.ready, state.held, state.waiting, state.pump) = ([:], [], Heap(), 0, nil)
+            }
+            // A new pump may have started since this one finished: its waiters are its own.
+            guard state.pump == nil else { return [] }
+            defer { (state.idleWaiters, state.roomWaiters) = ([], []) }
+            return state.idleWaiters + state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
-        return message
     }
 
-    private func pop(_ chat: Int64, _ id: Int64) {
-        state.withLock { state in
-            state.known.remove(id)
-            if state.lanes[chat]?.queue.first?.id == id { state.lanes[chat]?.queue.removeFirst() }
+    /// The next message to send, under the flood limits.
+    private func next() -> Next {
+        let now = clock.elapsed()
+        return state.withLock { state in
+            if state.stopping {
+                guard state.sending == 0 else { return .wait(until: nil) }
+                // What waited stays pending for the next start.
+                for lane in state.lanes.values { for message in lane.queue { state.known.remove(message.id) } }
+                (state.lanes, state.ready, state.held, state.waiting, state.pump) = ([:], [], Heap(), 0, nil)
+                return .finished
+            }
+            while let first = state.held.min, first.until <= now {
+                state.held.removeMin()
+                state.ready.append(first.chat)
+            }
+            while let chat = state.ready.first {
+                guard let lane = state.lanes[chat], !lane.sending, let message = lane.queue.first else {
+                    state.ready.removeFirst()
+                    continue
+                }
+                let chatSlot = limiter.earliest(in: chat, now: now)
+                if chatSlot > now {
+                    state.ready.removeFirst()
+                    state.held.insert(Held(until: chatSlot, chat: chat))
+                    continue
+                }
+                let overall = limiter.earliestOverall(now: now)
+                if overall > now { return .wait(until: overall) }
+                state.ready.removeFirst()
+                limiter.commit(in: chat, now: now)
+                state.lanes[chat]?.sending = true
+                state.sending += 1
+                return .send(message)
+            }
+            if state.lanes.isEmpty, state.sending == 0 {
+                // Done: the next `accept` starts a new pump.
+                state.pump = nil
+                return .finished
+            }
+            return .wait(until: state.held.min?.until)
         }
     }
 
-    private func end(_ chat: Int64) {
-        let waiters = state.withLock { removeLane(chat, &$0) }
-        for waiter in waiters { waiter.resume() }
+    /// What became of a lane's first message.
+    private enum Step {
+        /// Settled one way or another (or another process has it): on to the next.
+        case done
+        /// Not sent: try the same message again after this wait.
+        case again(Duration)
     }
 
-    /// Forgets a lane; returns who waits for every lane to end, if this was the last.
-    private func removeLane(_ chat: Int64, _ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        if let lane = state.lanes.removeValue(forKey: chat) {
-            for message in lane.queue { state.known.remove(message.id) }
+    private func send(_ message: OutboxMessage) async {
+        let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
+        let step = await deliver(message, failures: failures)
+        let now = clock.elapsed()
+        let room = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let chat = message.chatID
+            state.sending -= 1
+            guard var lane = state.lanes[chat] else { return [] }
+            lane.sending = false
+            switch step {
+            case .done:
+                lane.failures = 0
+                if lane.queue.first?.id == message.id {
+                    lane.queue.removeFirst()
+                    state.waiting -= 1
+                }
+                state.known.remove(message.id)
+                if lane.queue.isEmpty {
+                    state.lanes[chat] = nil
+                } else {
+                    state.lanes[chat] = lane
+                    state.ready.append(chat)
+                }
+            case .again(let wait):
+                lane.failures += 1
+                state.lanes[chat] = lane
+                state.held.insert(Held(until: now + wait, chat: chat))
+            }
+            guard state.waiting < settings.maxWaiting else { return [] }
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
         }
-        guard state.lanes.isEmpty else { return [] }
-        defer { state.idleWaiters = [] }
-        return state.idleWaiters
-    }
-
-    /// Marks a lane as sending, unless delivery is stopping.
-    private func beginSending(_ chat: Int64) -> Bool {
-        state.withLock { state in
-            guard !state.stopping, state.lanes[chat] != nil else { return false }
-            state.lanes[chat]?.sending = true
-            return true
-        }
-    }
-
-    private func endSending(_ chat: Int64) {
-        state.withLock { $0.lanes[chat]?.sending = false }
+        for waiter in room { waiter.resume() }
+        wake.notify()
     }
 
     /// Drops every message of a lane but the first (which its caller settles).
@@ -274,21 +386,13 @@ public final class OutboxDeliverer: Sendable {
         state.withLock { state in
             guard var lane = state.lanes[chat], let first = lane.queue.popFirst() else { return }
             for message in lane.queue { state.known.remove(message.id) }
+            state.waiting -= lane.queue.count
             lane.queue = [first]
             state.lanes[chat] = lane
         }
     }
 
     // MARK: One message
-
-    private enum Step {
-        /// Settled one way or another (or another process has it): on to the next.
-        case done
-        /// Not sent: try the same message again after this wait.
-        case again(Duration)
-        /// Delivery is stopping; the message stays as it is.
-        case stopped
-    }
 
     private func deliver(_ message: OutboxMessage, failures: Int) async -> Step {
         var logger = logger
@@ -300,40 +404,36 @@ public final class OutboxDeliverer: Sendable {
             return .done
         }
         do {
-            try await waitForSlot(message.chatID)
-        } catch {
-            return .stopped
-        }
-        guard beginSending(message.chatID) else { return .stopped }
-        defer { endSending(message.chatID) }
-        do {
             // Another process (`post-weekly`) may have taken it first: then it is theirs.
-            guard try await store.write({ [owner, now] in try $0.claimForSending(message.id, owner: owner, at: now()) }) else { return .done }
+            let unrecorded = takeUnrecorded()
+            guard try await store.write({ [owner, now] transaction in
+                try transaction.recordSent(unrecorded, at: now())
+                return try transaction.claimForSending(message.id, owner: owner, at: now())
+            }) else { return .done }
         } catch {
             logger.error("could not mark a message as sending; it waits", metadata: ["error": "\(error)"])
             return .again(settings.backoff.delay(beforeRetry: failures + 1))
         }
-        return await send(message, request: await prepared(message.request, of: message), failures: failures, logger: logger)
-    }
-
-    /// Waits for the chat's flood-limit slot, then for the overall one.
-    private func waitForSlot(_ chat: Int64) async throws {
-        let chatSlot = limiter.reserve(in: chat, now: clock.elapsed())
-        try await sleep(until: chatSlot)
-        try await sleep(until: limiter.reserveOverall(now: clock.elapsed()))
-    }
-
-    private func sleep(until moment: Duration) async throws {
-        let wait = moment - clock.elapsed()
-        if wait > .zero { try await clock.sleep(wait) } else { try Task.checkCancellation() }
-    }
-
-    /// An upload of a collage that has a `file_id` by now is sent by that id instead.
-    private func prepared(_ request: TelegramRequest<MessageReceipt>, of message: OutboxMessage) async -> TelegramRequest<MessageReceipt> {
-        guard let key = message.collage, !request.attachments.isEmpty, let photos, let fileID = await photos.fileID(for: key) else {
-            return request
+        let request: TelegramRequest<MessageReceipt>
+        do {
+            request = try await prepared(message)
+        } catch {
+            await returnToPending(message, logger: logger)
+            logger.error("could not read a message's picture from the outbox; it waits", metadata: ["error": "\(error)"])
+            return .again(settings.backoff.delay(beforeRetry: failures + 1))
         }
-        return request.withPhoto(.fileID(fileID))
+        return await send(message, request: request, failures: failures, logger: logger)
+    }
+
+    /// The request as it goes now: an upload of a collage that has a `file_id` by now is sent
+    /// by that id instead; an upload read back from the outbox gets its bytes.
+    private func prepared(_ message: OutboxMessage) async throws -> TelegramRequest<MessageReceipt> {
+        let uploads = message.uploadInRow || !message.request.attachments.isEmpty
+        if uploads, let key = message.collage, let photos, let fileID = await photos.fileID(for: key) {
+            return message.request.withPhoto(.fileID(fileID))
+        }
+        guard message.uploadInRow, let photo = try await store.upload(of: message) else { return message.request }
+        return message.request.withPhoto(.upload(photo))
     }
 
     private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int, logger: Logger) async -> Step {
@@ -343,7 +443,10 @@ public final class OutboxDeliverer: Sendable {
             if let key = message.collage, let sent = receipt.message {
                 await photos?.sent(key, as: sent, uploaded: !request.attachments.isEmpty)
             }
-            await settle(message, .sent, messageID: receipt.message?.messageID, logger: logger)
+            // Recorded with the next write: until then, a crash leaves it counted as possibly
+            // sent, which is as good, since it is never sent again either way.
+            metrics.increment("vinylogue_outbox_messages_total", [("outcome", OutboxMessage.State.sent.rawValue)])
+            state.withLock { $0.unrecorded.append((message.id, receipt.message?.messageID)) }
             return .done
         } catch {
             return await failed(message, request: request, error: error, failures: failures, logger: logger)
@@ -419,6 +522,24 @@ public final class OutboxDeliverer: Sendable {
     }
 
     // MARK: Records
+
+    private func takeUnrecorded() -> [(id: Int64, messageID: Int64?)] {
+        state.withLock { state in
+            defer { state.unrecorded = [] }
+            return state.unrecorded
+        }
+    }
+
+    /// Records the sends that went since the last write.
+    private func recordSends() async {
+        let unrecorded = takeUnrecorded()
+        guard !unrecorded.isEmpty else { return }
+        do {
+            try await store.write { [now] in try $0.recordSent(unrecorded, at: now()) }
+        } catch {
+            logger.error("could not record messages as sent; they count as possibly sent", metadata: ["error": "\(error)"])
+        }
+    }
 
     private func settle(
         _ message: OutboxMessage, _ outcome: OutboxMessage.State, messageID: Int64? = nil, note: String? = nil, ifPending: Bool = false,

@@ -33,6 +33,9 @@ public struct OutboxMessage: Sendable {
     /// send that instead, and the `file_id` is kept.
     public var collage: CollageKey?
     public var expiresAt: Date
+    /// The picture to upload is in the outbox row, not in `request`: read back from the
+    /// database, a row's upload is loaded only when it is about to be sent.
+    var uploadInRow = false
 
     public init(
         chatID: Int64, kind: Kind, request: TelegramRequest<some Decodable & Sendable>,

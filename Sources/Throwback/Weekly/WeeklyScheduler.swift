@@ -3,7 +3,6 @@ import LastFM
 import Logging
 import Networking
 import ServiceLifecycle
-import Synchronization
 
 /// When weekly posts are due, and for which chats.
 public struct WeeklyCalendar: Sendable {
@@ -48,43 +47,7 @@ public struct WeeklyCalendar: Sendable {
 
 /// Wakes the scheduler when a chat's weekly settings change, so that a new schedule or a
 /// `weekly on` takes effect at once.
-public final class ScheduleChanges: Sendable {
-    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    public init() {}
-
-    public func notify() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state.waiter = nil }
-            if state.waiter == nil { state.pending = true }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns after the next `notify()`, or at once if one came since the last wait, or on cancellation.
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.pending || Task.isCancelled {
-                        state.pending = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
-        }
-    }
-}
+public typealias ScheduleChanges = WakeSignal
 
 /// The weekly post as a service in the bot's service group: it sleeps on its clock until the
 /// next chat's post is due, posts every due chat (a few at a time, so one slow chat does not
@@ -138,13 +101,7 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
                 } else {
                     failures = 0
                 }
-                let wait = min(.seconds(max(0, wake.at.timeIntervalSince(now()))), maxSleep)
-                await withTaskGroup(of: Void.self) { race in
-                    race.addTask { [clock] in try? await clock.sleep(wait) }
-                    race.addTask { [changes] in await changes.wait() }
-                    await race.next()
-                    race.cancelAll()
-                }
+                await changes.wait(for: min(.seconds(max(0, wake.at.timeIntervalSince(now()))), maxSleep), on: clock)
             }
         }
     }
