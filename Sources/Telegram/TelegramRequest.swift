@@ -71,6 +71,36 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
         return copy
     }
 
+    /// The same message without its picture: a `sendPhoto` as a `sendMessage` of its caption,
+    /// an `editMessageMedia` as an `editMessageCaption`; nil for any other call, or a picture
+    /// without a caption.
+    public var withoutPhoto: TelegramRequest? {
+        var copy = self
+        copy.attachments = [:]
+        switch method {
+        case "sendPhoto":
+            guard let caption = parameters["caption"], caption != .string("") else { return nil }
+            copy.parameters["photo"] = nil
+            copy.parameters["caption"] = nil
+            copy.parameters["text"] = caption
+            copy.parameters["link_preview_options"] = .object(["is_disabled": .bool(true)])
+            return TelegramRequest(method: "sendMessage", copy)
+        case "editMessageMedia":
+            guard case .object(let media)? = parameters["media"], let caption = media["caption"], caption != .string("") else { return nil }
+            copy.parameters["media"] = nil
+            copy.parameters["caption"] = caption
+            copy.parameters["parse_mode"] = media["parse_mode"]
+            return TelegramRequest(method: "editMessageCaption", copy)
+        default:
+            return nil
+        }
+    }
+
+    private init(method: String, _ other: TelegramRequest) {
+        self.init(method: method, parameters: other.parameters, attachments: other.attachments, timeout: other.timeout)
+        patience = other.patience
+    }
+
     /// Whether the call names a photo Telegram already has, by its `file_id`.
     public var sendsStoredPhoto: Bool {
         guard attachments.isEmpty else { return false }

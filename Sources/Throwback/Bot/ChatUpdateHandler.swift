@@ -187,8 +187,8 @@ public struct ChatUpdateHandler: Sendable {
                 chatID: chat, photo: photo.source, captionHTML: caption, replyTo: message.messageID, topic: message.topicID,
                 keyboard: buttons.keyboard
             )
-            // Should Telegram refuse the picture, the caption still answers.
-            return ([outgoing(request, in: chat, fallback: text(caption).receipted, collage: photo.reusableKey)], buttons)
+            // Should Telegram refuse the picture, the outbox sends the caption alone.
+            return ([outgoing(request, in: chat, collage: photo.reusableKey)], buttons)
         }
         return ([outgoing(text(reply.rendered(with: .telegram) ?? ""), in: chat)], buttons)
     }
@@ -249,18 +249,18 @@ public struct ChatUpdateHandler: Sendable {
     private func edit(_ message: Message, to reply: BotReply) async -> (OutboxMessage, YearNavigation.Buttons) {
         let buttons = YearNavigation.buttons(for: reply)
         let (chat, id, keyboard) = (message.chat.id, message.messageID, buttons.keyboard)
-        let html = reply.rendered(with: .telegram) ?? ""
         guard message.hasPhoto else {
+            let html = reply.rendered(with: .telegram) ?? ""
             return (outgoing(TelegramRequest<IgnoredResult>.editMessageText(chatID: chat, messageID: id, html: html, keyboard: keyboard), in: chat), buttons)
         }
-        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? html
-        let captionOnly = TelegramRequest<IgnoredResult>.editMessageCaption(chatID: chat, messageID: id, captionHTML: caption, keyboard: keyboard)
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
         if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
             let request = TelegramRequest<SentMessage>.editMessageMedia(
                 chatID: chat, messageID: id, photo: photo.source, captionHTML: caption, keyboard: keyboard
             )
-            return (outgoing(request, in: chat, fallback: captionOnly.receipted, collage: photo.reusableKey), buttons)
+            return (outgoing(request, in: chat, collage: photo.reusableKey), buttons)
         }
+        let captionOnly = TelegramRequest<IgnoredResult>.editMessageCaption(chatID: chat, messageID: id, captionHTML: caption, keyboard: keyboard)
         return (outgoing(captionOnly, in: chat), buttons)
     }
 
@@ -272,11 +272,10 @@ public struct ChatUpdateHandler: Sendable {
 
     /// A reply for the outbox, which drops it if it waits longer than replies may.
     private func outgoing(
-        _ request: TelegramRequest<some Decodable & Sendable>, in chat: Int64, fallback: TelegramRequest<MessageReceipt>? = nil,
-        collage: CollageKey? = nil
+        _ request: TelegramRequest<some Decodable & Sendable>, in chat: Int64, collage: CollageKey? = nil
     ) -> OutboxMessage {
         OutboxMessage(
-            chatID: chat, kind: .reply, request: request, fallback: fallback, collage: collage,
+            chatID: chat, kind: .reply, request: request, collage: collage,
             expiresAt: lifetimes.replyExpiry(askedAt: now())
         )
     }

@@ -8,15 +8,15 @@ extension StoreTransaction {
     /// Writes messages to the outbox, in order; returns them with their ids.
     public func enqueue(_ messages: [OutboxMessage], at now: Date) throws -> [OutboxMessage] {
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO outbox (chatID, kind, method, parameters, upload, fallback, collage, state, createdAt, expiresAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            INSERT INTO outbox (chatID, kind, method, parameters, upload, collage, state, createdAt, expiresAt)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
             """)
         let created = StoredDate(now)
         return try messages.map { message in
             var message = message
             try insert.execute(arguments: [
                 message.chatID, message.kind.rawValue, message.request.method, OutboxCoding.parameters(message.request),
-                message.request.attachments[OutboxCoding.photoPart]?.data, message.fallback.map(OutboxCoding.request),
+                message.request.attachments[OutboxCoding.photoPart]?.data,
                 message.collage.map(OutboxCoding.collage), created, StoredDate(message.expiresAt),
             ])
             message.id = db.lastInsertedRowID
@@ -92,7 +92,7 @@ extension BotStore {
         try await read { db in
             // Without the uploads' bytes: they are read one at a time, as each is sent.
             try Row.fetchAll(db, sql: """
-                SELECT id, chatID, kind, method, parameters, upload IS NOT NULL AS uploads, fallback, collage, expiresAt
+                SELECT id, chatID, kind, method, parameters, upload IS NOT NULL AS uploads, collage, expiresAt
                 FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?
                 """, arguments: [limit]).compactMap(OutboxCoding.message)
         }
@@ -126,11 +126,6 @@ enum OutboxCoding {
         Data(JSONValue.object(request.parameters).jsonBytes)
     }
 
-    /// A fallback: a request without files, as one JSON object.
-    static func request(_ request: TelegramRequest<MessageReceipt>) -> Data {
-        Data(JSONValue.object(["method": .string(request.method), "parameters": .object(request.parameters)]).jsonBytes)
-    }
-
     static func collage(_ key: CollageKey) -> String {
         "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
     }
@@ -147,14 +142,9 @@ enum OutboxCoding {
               let parameters = try? decoder.decode([String: JSONValue].self, from: row["parameters"] as Data? ?? Data()),
               let expiresAt = (row["expiresAt"] as StoredDate?)?.date
         else { return nil }
-        var fallback: TelegramRequest<MessageReceipt>?
-        if let data = row["fallback"] as Data?, case .object(let object)? = try? decoder.decode(JSONValue.self, from: data),
-           let name = object["method"]?.stringValue, case .object(let fallbackParameters)? = object["parameters"] {
-            fallback = TelegramRequest(method: name, parameters: fallbackParameters)
-        }
         var message = OutboxMessage(
             chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, parameters: parameters),
-            fallback: fallback, collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
+            collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
         )
         message.id = row["id"]
         message.uploadInRow = row["uploads"]

@@ -512,9 +512,9 @@ public final class OutboxDeliverer: Sendable {
                 return await send(message, request: request.withPhoto(.upload(upload)), failures: failures, logger: logger)
             }
         }
-        if let fallback = message.fallback, request.method != fallback.method {
-            logger.notice("Telegram refused a picture; sending the text instead", metadata: ["reason": "\(refusal)"])
-            return await send(message, request: fallback, failures: failures, logger: logger)
+        if let text = request.withoutPhoto {
+            logger.notice("Telegram refused a picture; sending its caption alone instead", metadata: ["reason": "\(refusal)"])
+            return await send(message, request: text, failures: failures, logger: logger)
         }
         logger.warning("Telegram refused a message; it is dropped", metadata: ["method": "\(request.method)", "reason": "\(refusal)"])
         await settle(message, .dropped, note: "\(refusal)", logger: logger)

@@ -26,9 +26,6 @@ public struct OutboxMessage: Sendable {
     public var chatID: Int64
     public var kind: Kind
     public var request: TelegramRequest<MessageReceipt>
-    /// Sent instead when Telegram refuses `request` for what it says: the text of a throwback
-    /// whose picture Telegram would not take.
-    public var fallback: TelegramRequest<MessageReceipt>?
     /// The collage an uploaded picture is: once one upload of it has a `file_id`, the others
     /// send that instead, and the `file_id` is kept.
     public var collage: CollageKey?
@@ -38,13 +35,11 @@ public struct OutboxMessage: Sendable {
     var uploadInRow = false
 
     public init(
-        chatID: Int64, kind: Kind, request: TelegramRequest<some Decodable & Sendable>,
-        fallback: TelegramRequest<MessageReceipt>? = nil, collage: CollageKey? = nil, expiresAt: Date
+        chatID: Int64, kind: Kind, request: TelegramRequest<some Decodable & Sendable>, collage: CollageKey? = nil, expiresAt: Date
     ) {
         self.chatID = chatID
         self.kind = kind
         self.request = request.receipted
-        self.fallback = fallback
         self.collage = collage
         self.expiresAt = expiresAt
     }

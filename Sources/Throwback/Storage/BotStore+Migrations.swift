@@ -117,7 +117,6 @@ extension BotStore {
                 t.column("method", .text).notNull()
                 t.column("parameters", .blob).notNull()
                 t.column("upload", .blob)
-                t.column("fallback", .blob)
                 t.column("collage", .text)
                 t.column("state", .text).notNull()
                 t.column("createdAt", .datetime).notNull()

@@ -25,8 +25,11 @@ public struct BotStore: Sendable {
         var configuration = Configuration()
         // Another process (`post-weekly`, `backup`) may hold the write lock for a moment.
         configuration.busyMode = .timeout(5)
-        // The bot reads little at a time; each reader connection costs memory.
+        // The bot reads little at a time; each reader connection costs memory, and so does
+        // each connection's page cache (SQLite's default is up to 2 MiB), which the outbox's
+        // passing rows would otherwise fill.
         configuration.maximumReaderCount = 2
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
         try self.init(writer: try DatabasePool(path: path, configuration: configuration), migrating: migrating)
     }
 

@@ -187,9 +187,8 @@ public struct WeeklyPoster: Sendable {
         if let caption = header, settings.covers, let photos, let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
             let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
             messages.append(OutboxMessage(
+                // A picture Telegram refuses still leaves the post its header, as the caption alone.
                 chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendPhoto(chatID: chat, photo: photo, captionHTML: caption, topic: topic),
-                // A picture Telegram refuses still leaves the post its header.
-                fallback: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: caption, topic: topic).receipted,
                 expiresAt: expiry
             ))
             header = nil
