@@ -260,7 +260,8 @@ public final class OutboxDeliverer: Sendable {
 
     /// Sends the lanes' first messages as their chats' slots come, until nothing is left.
     private func pump() async {
-        await withTaskGroup(of: Void.self) { sends in
+        // Discarding: a finished send leaves nothing behind to be collected.
+        await withDiscardingTaskGroup { sends in
             while !Task.isCancelled {
                 switch next() {
                 case .send(let message):
