@@ -29,7 +29,7 @@ public struct HTTPTelegramClient: TelegramClient {
         let body: Data
         let contentType: String
         if request.attachments.isEmpty {
-            body = Data(JSONValue.object(request.parameters).jsonBytes)
+            body = request.parametersJSON
             contentType = "application/json"
         } else {
             let form = MultipartBody(parameters: request.parameters, files: request.attachments)

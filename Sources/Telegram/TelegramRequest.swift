@@ -1,7 +1,14 @@
+import Foundation
+
 /// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
 public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public let method: String
-    public var parameters: [String: JSONValue]
+    public var parameters: [String: JSONValue] {
+        didSet { encodedParameters = nil }
+    }
+    /// `parameters` as a JSON object, once encoded (the outbox stores them so): a call without
+    /// files sends these bytes as they are. Any change to `parameters` forgets them.
+    public var encodedParameters: Data?
     /// Files to upload, by the name of their part (a parameter refers to one as `attach://name`,
     /// or the part takes the parameter's name). With any, the call goes as `multipart/form-data`.
     public var attachments: [String: InputFile]
@@ -40,7 +47,13 @@ public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
     public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {
         var copy = TelegramRequest<Other>(method: method, parameters: parameters, attachments: attachments, timeout: timeout)
         copy.patience = patience
+        copy.encodedParameters = encodedParameters
         return copy
+    }
+
+    /// `parameters` as a JSON object: the bytes encoded before, or encoded now.
+    public var parametersJSON: Data {
+        encodedParameters ?? Data(JSONValue.object(parameters).jsonBytes)
     }
 
     /// The same photo call (`sendPhoto`, `editMessageMedia`) with another picture; other

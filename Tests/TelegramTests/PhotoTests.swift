@@ -42,6 +42,26 @@ private func upload(_ data: Data = jpeg) -> PhotoSource {
         #expect(form.files.count == 1)
     }
 
+    /// A picture Telegram will not take leaves the message its caption, as the same message
+    /// would be without the picture: a new message as text, an edit of the caption only.
+    @Test func withoutItsPhotoAMessageIsItsCaption() throws {
+        let photo = TelegramRequest<SentMessage>.sendPhoto(
+            chatID: -1, photo: upload(), captionHTML: "<b>2023</b>", replyTo: 4, topic: 9, keyboard: keyboard
+        )
+        let text = try #require(photo.withoutPhoto)
+        #expect(text.method == "sendMessage")
+        #expect(text.attachments.isEmpty)
+        #expect(text.parameters == TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "<b>2023</b>", replyTo: 4, topic: 9, keyboard: keyboard).parameters)
+
+        let edit = TelegramRequest<SentMessage>.editMessageMedia(chatID: -1, messageID: 5, photo: .fileID("big"), captionHTML: "week 2", keyboard: keyboard)
+        let caption = try #require(edit.withoutPhoto)
+        #expect(caption.method == "editMessageCaption")
+        #expect(caption.parameters == TelegramRequest<IgnoredResult>.editMessageCaption(chatID: -1, messageID: 5, captionHTML: "week 2", keyboard: keyboard).parameters)
+
+        #expect(TelegramRequest<SentMessage>.sendPhoto(chatID: -1, photo: upload(), captionHTML: "").withoutPhoto == nil)
+        #expect(TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "hi").withoutPhoto == nil)
+    }
+
     @Test func aPhotoByFileIDAndTextRequestsStayJSON() async throws {
         let (client, transport) = telegram([
             .respond(status: 200, body: sentPhoto), .respond(status: 200, body: #"{"ok":true,"result":{"message_id":6,"chat":{"id":-1,"type":"group"}}}"#),

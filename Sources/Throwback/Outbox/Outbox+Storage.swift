@@ -14,8 +14,10 @@ extension StoreTransaction {
         let created = StoredDate(now)
         return try messages.map { message in
             var message = message
+            // Encoded once: the same bytes are stored and, later, sent.
+            message.request.encodedParameters = message.request.parametersJSON
             try insert.execute(arguments: [
-                message.chatID, message.kind.rawValue, message.request.method, OutboxCoding.parameters(message.request),
+                message.chatID, message.kind.rawValue, message.request.method, message.request.encodedParameters,
                 message.request.attachments[OutboxCoding.photoPart]?.data,
                 message.collage.map(OutboxCoding.collage), created, StoredDate(message.expiresAt),
             ])
@@ -122,10 +124,6 @@ enum OutboxCoding {
     /// The part name of the one file a message may upload (`sendPhoto`, `editMessageMedia`).
     static let photoPart = "photo"
 
-    static func parameters(_ request: TelegramRequest<MessageReceipt>) -> Data {
-        Data(JSONValue.object(request.parameters).jsonBytes)
-    }
-
     static func collage(_ key: CollageKey) -> String {
         "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
     }
@@ -137,9 +135,9 @@ enum OutboxCoding {
     /// A row read back, without its upload's bytes; nil for one this version cannot read
     /// (it is then left alone).
     static func message(_ row: Row) -> OutboxMessage? {
-        let decoder = JSONDecoder()
+        let encoded = row["parameters"] as Data? ?? Data()
         guard let kind = (row["kind"] as String?).flatMap(OutboxMessage.Kind.init), let method = row["method"] as String?,
-              let parameters = try? decoder.decode([String: JSONValue].self, from: row["parameters"] as Data? ?? Data()),
+              let parameters = try? JSONDecoder().decode([String: JSONValue].self, from: encoded),
               let expiresAt = (row["expiresAt"] as StoredDate?)?.date
         else { return nil }
         var message = OutboxMessage(
@@ -147,6 +145,7 @@ enum OutboxCoding {
             collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
         )
         message.id = row["id"]
+        message.request.encodedParameters = encoded
         message.uploadInRow = row["uploads"]
         return message
     }

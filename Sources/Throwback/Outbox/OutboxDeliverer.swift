@@ -255,6 +255,8 @@ public final class OutboxDeliverer: Sendable {
         case send(OutboxMessage)
         /// Nothing may go before this moment (nil: before something changes).
         case wait(until: Duration?)
+        /// The overall limit holds every lane until this moment: no news can change that.
+        case pause(until: Duration)
         case finished
     }
 
@@ -274,6 +276,8 @@ public final class OutboxDeliverer: Sendable {
                     } else {
                         await wake.wait()
                     }
+                case .pause(let until):
+                    try? await clock.sleep(until - clock.elapsed())
                 case .finished:
                     return
                 }
@@ -322,7 +326,7 @@ public final class OutboxDeliverer: Sendable {
                     continue
                 }
                 let overall = limiter.earliestOverall(now: now)
-                if overall > now { return .wait(until: overall) }
+                if overall > now { return .pause(until: overall) }
                 state.ready.removeFirst()
                 limiter.commit(in: chat, now: now)
                 state.lanes[chat]?.sending = true
