@@ -408,14 +408,15 @@ public final class OutboxDeliverer: Sendable {
             logger.notice("a message waited too long and is dropped unsent", metadata: ["kind": "\(message.kind.rawValue)"])
             return .done
         }
+        let unrecorded = takeUnrecorded()
         do {
             // Another process (`post-weekly`) may have taken it first: then it is theirs.
-            let unrecorded = takeUnrecorded()
             guard try await store.write({ [owner, now] transaction in
                 try transaction.recordSent(unrecorded, at: now())
                 return try transaction.claimForSending(message.id, owner: owner, at: now())
             }) else { return .done }
         } catch {
+            state.withLock { $0.unrecorded.insert(contentsOf: unrecorded, at: 0) }
             logger.error("could not mark a message as sending; it waits", metadata: ["error": "\(error)"])
             return .again(settings.backoff.delay(beforeRetry: failures + 1))
         }
