@@ -133,12 +133,11 @@ public struct ChatUpdateHandler: Sendable {
         case .ignored:
             await commit(arrival.update, logger: logger)
         case .migration(let newID):
-            let logger = logger
-            await commit(arrival.update, logger: logger) { transaction in
+            let moved = await commit(arrival.update, logger: logger) { transaction in
                 try transaction.migrateChat(from: arrival.chat, to: newID)
-                logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"])
                 return []
             }
+            if moved { logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
         case let .message(message, parsed, context, admission):
             if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
             await answer(message, parsed, context, admission, update: arrival.update, logger: logger)

@@ -89,14 +89,18 @@ extension StoreTransaction {
 }
 
 extension BotStore {
-    /// Messages waiting to be sent, oldest first, at most `limit`.
-    func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
+    /// Messages waiting to be sent, oldest first, at most `limit`, but for those `known`
+    /// already (read only by id, so that a scan decodes nothing this process holds).
+    func pendingMessages(limit: Int, except known: @escaping @Sendable (Int64) -> Bool) async throws -> [OutboxMessage] {
         try await read { db in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?", arguments: [limit])
+                .filter { !known($0) }
+            guard !ids.isEmpty else { return [] }
             // Without the uploads' bytes: they are read one at a time, as each is sent.
-            try Row.fetchAll(db, sql: """
+            return try Row.fetchAll(db, sql: """
                 SELECT id, chatID, kind, method, parameters, upload IS NOT NULL AS uploads, collage, expiresAt
-                FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?
-                """, arguments: [limit]).compactMap(OutboxCoding.message)
+                FROM outbox WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ","))) ORDER BY id
+                """, arguments: StatementArguments(ids)).compactMap(OutboxCoding.message)
         }
     }
 

@@ -174,7 +174,7 @@ public final class OutboxDeliverer: Sendable {
                 ])
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", "unconfirmed")], by: Int64(abandoned))
             }
-            accept(try await store.pendingMessages(limit: settings.maxWaiting))
+            accept(try await store.pendingMessages(limit: settings.maxWaiting) { id in self.state.withLock { $0.known.contains(id) } })
         } catch {
             // Shutdown cancels a scan: that is no error.
             if !Task.isCancelled { logger.error("could not read the outbox", metadata: ["error": "\(error)"]) }
@@ -252,7 +252,8 @@ public final class OutboxDeliverer: Sendable {
     // MARK: The pump
 
     private enum Next {
-        case send(OutboxMessage)
+        /// The lanes' first messages whose moment has come, their slots taken.
+        case send([OutboxMessage])
         /// Nothing may go before this moment (nil: before something changes).
         case wait(until: Duration?)
         /// The overall limit holds every lane until this moment: no news can change that.
@@ -266,8 +267,15 @@ public final class OutboxDeliverer: Sendable {
         await withDiscardingTaskGroup { sends in
             while !Task.isCancelled {
                 switch next() {
-                case .send(let message):
-                    sends.addTask { await self.send(message) }
+                case .send(let batch):
+                    // Marked as sending together, in one write, right before they go.
+                    for (message, claimed) in await claim(batch) {
+                        if claimed {
+                            sends.addTask { await self.send(message) }
+                        } else {
+                            complete(message, .done)
+                        }
+                    }
                 case .wait(let until):
                     // What goes next waits a while: record the sends that went meanwhile.
                     if until.map({ $0 - clock.elapsed() > .seconds(1) }) ?? true { await recordSends() }
@@ -299,7 +307,7 @@ public final class OutboxDeliverer: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The next message to send, under the flood limits.
+    /// The messages to send now, under the flood limits.
     private func next() -> Next {
         let now = clock.elapsed()
         return state.withLock { state in
@@ -314,6 +322,7 @@ public final class OutboxDeliverer: Sendable {
                 state.held.removeMin()
                 state.ready.append(first.chat)
             }
+            var batch: [OutboxMessage] = []
             while let chat = state.ready.first {
                 guard let lane = state.lanes[chat], !lane.sending, let message = lane.queue.first else {
                     state.ready.removeFirst()
@@ -326,13 +335,14 @@ public final class OutboxDeliverer: Sendable {
                     continue
                 }
                 let overall = limiter.earliestOverall(now: now)
-                if overall > now { return .pause(until: overall) }
+                if overall > now { return batch.isEmpty ? .pause(until: overall) : .send(batch) }
                 state.ready.removeFirst()
                 limiter.commit(in: chat, now: now)
                 state.lanes[chat]?.sending = true
                 state.sending += 1
-                return .send(message)
+                batch.append(message)
             }
+            if !batch.isEmpty { return .send(batch) }
             if state.lanes.isEmpty, state.sending == 0 {
                 // Done: the next `accept` starts a new pump.
                 state.pump = nil
@@ -350,9 +360,25 @@ public final class OutboxDeliverer: Sendable {
         case again(Duration)
     }
 
+    /// Sends a claimed message, and settles its lane by what became of it.
     private func send(_ message: OutboxMessage) async {
         let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
-        let step = await deliver(message, failures: failures)
+        var logger = logger
+        logger[metadataKey: "chat"] = "\(message.chatID)"
+        logger[metadataKey: "message"] = "\(message.id)"
+        let step: Step
+        do {
+            step = await send(message, request: try await prepared(message), failures: failures, logger: logger)
+        } catch {
+            await returnToPending(message, logger: logger)
+            logger.error("could not read a message's picture from the outbox; it waits", metadata: ["error": "\(error)"])
+            step = .again(settings.backoff.delay(beforeRetry: failures + 1))
+        }
+        complete(message, step)
+    }
+
+    /// Moves a lane on once its first message is settled, or holds it for another try.
+    private func complete(_ message: OutboxMessage, _ step: Step) {
         let now = clock.elapsed()
         let room = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             let chat = message.chatID
@@ -399,36 +425,41 @@ public final class OutboxDeliverer: Sendable {
 
     // MARK: One message
 
-    private func deliver(_ message: OutboxMessage, failures: Int) async -> Step {
-        var logger = logger
-        logger[metadataKey: "chat"] = "\(message.chatID)"
-        logger[metadataKey: "message"] = "\(message.id)"
-        if now() >= message.expiresAt {
-            await settle(message, .dropped, note: "expired unsent", ifPending: true, logger: logger)
-            logger.notice("a message waited too long and is dropped unsent", metadata: ["kind": "\(message.kind.rawValue)"])
-            return .done
-        }
+    /// Marks messages as sending, in one write that also records the sends that went before,
+    /// at the moment they go; a message past its lifetime is dropped instead. Returns whether
+    /// each is this process's to send: another process (`post-weekly`) may have taken it, and
+    /// one the write could not mark waits for another try.
+    private func claim(_ batch: [OutboxMessage]) async -> [(OutboxMessage, claimed: Bool)] {
+        let now = now()
+        let expired = Set(batch.filter { now >= $0.expiresAt }.map(\.id))
         let unrecorded = takeUnrecorded()
         do {
-            // Another process (`post-weekly`) may have taken it first: then it is theirs.
-            guard try await store.write({ [owner, now] transaction in
-                try transaction.recordSent(unrecorded, at: now())
-                return try transaction.claimForSending(message.id, owner: owner, at: now())
-            }) else { return .done }
+            let claimed = try await store.write { [owner] transaction in
+                try transaction.recordSent(unrecorded, at: now)
+                return try batch.map { message in
+                    if expired.contains(message.id) {
+                        try transaction.settle(message.id, as: .dropped, note: "expired unsent", ifPending: true, at: now)
+                        return false
+                    }
+                    return try transaction.claimForSending(message.id, owner: owner, at: now)
+                }
+            }
+            for message in batch where expired.contains(message.id) {
+                metrics.increment("vinylogue_outbox_messages_total", [("outcome", OutboxMessage.State.dropped.rawValue)])
+                logger.notice("a message waited too long and is dropped unsent", metadata: [
+                    "chat": "\(message.chatID)", "message": "\(message.id)", "kind": "\(message.kind.rawValue)",
+                ])
+            }
+            return Array(zip(batch, claimed))
         } catch {
             state.withLock { $0.unrecorded.insert(contentsOf: unrecorded, at: 0) }
-            logger.error("could not mark a message as sending; it waits", metadata: ["error": "\(error)"])
-            return .again(settings.backoff.delay(beforeRetry: failures + 1))
+            logger.error("could not mark messages as sending; they wait", metadata: ["error": "\(error)"])
+            for message in batch {
+                let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
+                complete(message, .again(settings.backoff.delay(beforeRetry: failures + 1)))
+            }
+            return []
         }
-        let request: TelegramRequest<MessageReceipt>
-        do {
-            request = try await prepared(message)
-        } catch {
-            await returnToPending(message, logger: logger)
-            logger.error("could not read a message's picture from the outbox; it waits", metadata: ["error": "\(error)"])
-            return .again(settings.backoff.delay(beforeRetry: failures + 1))
-        }
-        return await send(message, request: request, failures: failures, logger: logger)
     }
 
     /// The request as it goes now: an upload of a collage that has a `file_id` by now is sent

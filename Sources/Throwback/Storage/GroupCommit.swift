@@ -1,23 +1,20 @@
 import GRDB
 import Synchronization
 
-/// Writes from many tasks committed together: every write asked for while the database is
-/// busy joins the next transaction, each in a savepoint of its own, so that a burst of
-/// replies costs one commit, and one fsync, instead of one each. A write that throws is
-/// rolled back alone; a commit that fails fails every write it carried.
+/// Writes from many tasks committed together: every write asked for while a commit is under
+/// way joins the next transaction, so that a burst of replies costs one commit, and one
+/// fsync, instead of one each.
+///
+/// The first writer to find no commit under way leads: it runs the transactions itself, on
+/// its own thread, until no write is left, and then wakes the writers it served. So a write
+/// that meets no other costs no hand-off to another thread. Writes run without savepoints;
+/// should one throw, its transaction is rolled back and each of its writes runs again on its
+/// own, so that only the failing one fails. A write's body must therefore do nothing but
+/// database work (it may run twice, the first time rolled back).
 final class GroupCommit: Sendable {
-    /// One write waiting for the next transaction.
-    private struct Pending: Sendable {
-        /// Runs the write in a savepoint; returns how to report it once the transaction is
-        /// over, given the error that kept the transaction from committing, if any.
-        var run: @Sendable (Database) -> @Sendable (_ commitFailure: (any Error)?) -> Void
-        /// Reports a write that never ran.
-        var fail: @Sendable (any Error) -> Void
-    }
-
     private struct Queue: Sendable {
-        var pending: [Pending] = []
-        var scheduled = false
+        var pending: [any PendingWrite] = []
+        var leading = false
     }
 
     private let writer: any DatabaseWriter
@@ -29,59 +26,116 @@ final class GroupCommit: Sendable {
 
     /// Runs `body` in the next shared transaction and returns its result once committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let pending = Pending { db in
-                let outcome: Result<T, any Error>
-                do {
-                    var value: T?
-                    try db.inSavepoint {
-                        value = try body(db)
+        let write = Write(body)
+        let leads = queue.withLock { queue in
+            queue.pending.append(write)
+            defer { queue.leading = true }
+            return !queue.leading
+        }
+        if leads {
+            commitAll()
+        } else {
+            await write.committed()
+        }
+        return try write.result()
+    }
+
+    /// Commits batch after batch until no write waits, then gives up the lead.
+    private func commitAll() {
+        while let batch = nextBatch() {
+            do {
+                try writer.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        for write in batch { try write.run(db) }
                         return .commit
                     }
-                    outcome = .success(value!)
-                } catch {
-                    outcome = .failure(error)
                 }
-                return { failure in continuation.resume(with: failure.map { .failure($0) } ?? outcome) }
-            } fail: { error in
-                continuation.resume(throwing: error)
+                for write in batch { write.finish(nil) }
+            } catch where batch.count > 1 {
+                for write in batch {
+                    do {
+                        try writer.writeWithoutTransaction { db in
+                            try db.inTransaction(.immediate) {
+                                try write.run(db)
+                                return .commit
+                            }
+                        }
+                        write.finish(nil)
+                    } catch {
+                        write.finish(error)
+                    }
+                }
+            } catch {
+                batch[0].finish(error)
             }
-            let schedule = queue.withLock { queue in
-                queue.pending.append(pending)
-                defer { queue.scheduled = true }
-                return !queue.scheduled
-            }
-            if schedule { commitNext() }
         }
     }
 
-    /// Takes every write queued so far into one transaction on the writer's queue, and
-    /// goes on while more arrive.
-    private func commitNext() {
-        writer.asyncWriteWithoutTransaction { [self] db in
-            let batch = queue.withLock { queue in
-                defer { queue.pending = [] }
-                return queue.pending
+    private func nextBatch() -> [any PendingWrite]? {
+        queue.withLock { queue in
+            guard !queue.pending.isEmpty else {
+                queue.leading = false
+                return nil
             }
-            var reports: [@Sendable ((any Error)?) -> Void] = []
-            reports.reserveCapacity(batch.count)
-            var failure: (any Error)?
-            do {
-                try db.inTransaction(.immediate) {
-                    for pending in batch { reports.append(pending.run(db)) }
-                    return .commit
-                }
-            } catch {
-                failure = error
-            }
-            for report in reports { report(failure) }
-            // Writes the transaction never reached (it could not begin) fail with its error.
-            for pending in batch.dropFirst(reports.count) { pending.fail(failure ?? CancellationError()) }
-            let more = queue.withLock { queue in
-                queue.scheduled = !queue.pending.isEmpty
-                return queue.scheduled
-            }
-            if more { commitNext() }
+            defer { queue.pending = [] }
+            return queue.pending
         }
+    }
+}
+
+/// A write waiting for its commit.
+private protocol PendingWrite: AnyObject, Sendable {
+    func run(_ db: Database) throws
+    /// Settles it: committed (nil) or failed.
+    func finish(_ failure: (any Error)?)
+}
+
+private final class Write<T: Sendable>: PendingWrite {
+    private enum State {
+        /// Not committed yet; the continuation of a writer waiting for it.
+        case waiting(CheckedContinuation<Void, Never>?)
+        case finished(Result<T, any Error>)
+    }
+
+    private let body: @Sendable (Database) throws -> T
+    /// The body's value in the transaction under way.
+    private let value = Mutex<T?>(nil)
+    private let state = Mutex(State.waiting(nil))
+
+    init(_ body: @escaping @Sendable (Database) throws -> T) {
+        self.body = body
+    }
+
+    func run(_ db: Database) throws {
+        let result = try body(db)
+        value.withLock { $0 = result }
+    }
+
+    func finish(_ failure: (any Error)?) {
+        let outcome: Result<T, any Error> = failure.map { .failure($0) } ?? value.withLock { value in value.map { .success($0) } }
+            ?? .failure(CancellationError())
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state = .finished(outcome) }
+            if case .waiting(let waiter) = state { return waiter }
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the write is settled.
+    func committed() async {
+        await withCheckedContinuation { continuation in
+            let settled = state.withLock { state -> Bool in
+                if case .finished = state { return true }
+                state = .waiting(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    func result() throws -> T {
+        guard case .finished(let outcome) = state.withLock({ $0 }) else { throw CancellationError() }
+        return try outcome.get()
     }
 }
