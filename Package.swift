@@ -89,8 +89,6 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-bot",
             dependencies: [
-                "CMalloc",
-                "ProcessMemory",
                 "Operations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",
@@ -111,10 +109,8 @@ let package = Package(
             providers: [.apt(["libgd-dev"])]
         ),
         // The album-cover collage renderer: image checks, libgd decoding, the grid, placeholders.
-        .target(name: "Covers", dependencies: ["CGD", "CMalloc", "ProcessMemory"]),
-        // Drops resident code pages after phases that run much code once (start-up, loading libgd).
-        .target(name: "ProcessMemory"),
-        // glibc's malloc tuning (mallopt, malloc_trim), which Swift's Glibc module leaves out.
+        .target(name: "Covers", dependencies: ["CGD", "CMalloc"]),
+        // glibc's malloc_trim, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
         // HTTP fakes of Last.fm and Telegram on 127.0.0.1, shared by the test targets.
         .target(
@@ -136,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-load",
             dependencies: [
-                "TestSupport", "Throwback", "LastFM",
+                "TestSupport", "Throwback", "LastFM", "Telegram", "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -162,7 +158,7 @@ let package = Package(
         // The tests draw their own test images with libgd, so they link it.
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"], linkerSettings: [.linkedLibrary("gd")]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "TestLogging", "Covers", "ProcessMemory",
+            "TestLogging", "Covers",
             "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,5 +1,4 @@
 import CGD
-import ProcessMemory
 
 #if canImport(Glibc)
 import Glibc
@@ -58,8 +57,6 @@ struct LibGD: Sendable {
                 throw .libraryUnavailable("\(soname) has no gdSetErrorMethod")
             }
             cgd_silence(setErrorMethod)
-            // Loading ran the constructors of forty libraries, code no collage runs again.
-            ReadOnlyPages.release()
             return .success(library)
         } catch {
             return .failure(error)

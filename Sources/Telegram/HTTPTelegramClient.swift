@@ -61,9 +61,12 @@ public struct HTTPTelegramClient: TelegramClient {
     /// The longest flood wait the bot accepts; a larger `retry_after` is clamped to it.
     public static let maxRetryAfter = 3600
 
+    /// A Bot API answer read: its result, or the error it stands for. Public for the load
+    /// benchmark, which times it.
+    ///
     /// - Parameter readsPhotoFileID: whether an answered photo's `file_id` is wanted: only
     ///   after an upload, since a photo sent by its `file_id` has one already.
-    static func interpret<Response: Decodable>(
+    public static func interpret<Response: Decodable>(
         _ response: HTTPResponse, method: String, logger: Logger? = nil, readsPhotoFileID: Bool = true
     ) throws -> Response {
         let decoder = JSONDecoder()

@@ -83,8 +83,8 @@ struct Environment {
     let transport: any HTTPTransport = CurlTransport()
 
     /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
-    func assembly(demo: Bool, metrics: BotMetrics = .none, onServing: @escaping @Sendable () -> Void = {}) throws -> BotAssembly {
-        var options = BotAssembly.Options(metrics: metrics, onServing: onServing)
+    func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
+        var options = BotAssembly.Options(metrics: metrics)
         if demo {
             let names = DemoListeningData().userNames
             options.unknownUserHint = "The demo knows \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")."

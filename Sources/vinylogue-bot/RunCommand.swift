@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Networking
 import Operations
-import ProcessMemory
 import Prometheus
 import ServiceLifecycle
 import Telegram
@@ -18,18 +17,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        // Start-up runs in phases (arguments and configuration, the database, Telegram), each
-        // touching code spread over the whole binary. Releasing what a phase ran once it is
-        // over keeps start-up's resident set from outgrowing serving's.
-        ReadOnlyPages.release()
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
         let configuration = environment.configuration
         let registry = PrometheusCollectorRegistry()
         let metrics = configuration.httpPort == nil ? BotMetrics.none : BotMetrics(prometheus: registry)
-        let assembly = try environment.assembly(demo: false, metrics: metrics, onServing: { ReadOnlyPages.release() })
+        let assembly = try environment.assembly(demo: false, metrics: metrics)
         environment.logger.info("starting vinylogue-bot \(VinylogueBot.version)", metadata: ["configuration": "\(configuration.summary)"])
         let store = try environment.openStore()
-        ReadOnlyPages.release()
         let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
         var all = services.all
         if let port = configuration.httpPort {

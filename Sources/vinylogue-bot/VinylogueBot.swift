@@ -1,5 +1,4 @@
 import ArgumentParser
-import CMalloc
 import Foundation
 import Throwback
 
@@ -21,12 +20,6 @@ struct VinylogueBot: AsyncParsableCommand {
     )
 
     static func main() async {
-        // glibc gives each thread that allocates an arena of its own, up to eight per core,
-        // and memory freed in one is not reused by another: a burst of updates left about
-        // 3 MiB more resident this way. One arena is enough for a bot that mostly waits (the
-        // load benchmark measured the same CPU with one as with two, and 1–2 MiB less).
-        // Set before any thread allocates, since it only limits arenas created after.
-        cmalloc_limit_arenas(1)
         if let word = CommandLine.arguments.dropFirst().first, let problem = unknownCommand(word) {
             FileHandle.standardError.write(Data((problem + "\n").utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)

@@ -88,11 +88,19 @@ final class ChildProcess: Sendable {
     /// Its CPU time so far (user + system).
     var cpuTime: Duration? { ProcFS.cpuTime(pid: pid) }
 
-    /// Its resident set now (`VmRSS`), in bytes.
-    var residentBytes: Int? { ProcFS.statusBytes(pid: pid, field: "VmRSS") }
+    /// Its anonymous resident memory now (`RssAnon`: heap and stacks), in bytes: what no
+    /// page-cache effect moves, and what grows when the bot holds more.
+    var anonymousBytes: Int? { ProcFS.statusBytes(pid: pid, field: "RssAnon") }
 
-    /// The highest resident set it has had (`VmHWM`), in bytes.
+    /// Its proportional set size now (`Pss` in `smaps_rollup`), in bytes: its resident pages,
+    /// each shared one divided among the processes that map it.
+    var proportionalBytes: Int? { ProcFS.rollupBytes(pid: pid, field: "Pss") }
+
+    /// The highest resident set it has had (`VmHWM`), in bytes, file pages included.
     var peakResidentBytes: Int? { ProcFS.statusBytes(pid: pid, field: "VmHWM") }
+
+    /// Its context switches so far, summed over its threads.
+    var contextSwitches: ProcFS.ContextSwitches? { ProcFS.contextSwitches(pid: pid) }
 
     /// The last `count` lines it wrote to stderr (empty if it wrote nothing).
     func stderrTail(_ count: Int = 15) -> [String] {
@@ -122,10 +130,45 @@ enum ProcFS {
     /// A `kB` field of `/proc/<pid>/status`, such as `VmRSS`, in bytes.
     static func statusBytes(pid: Int32, field: String) -> Int? {
         guard let text = read("/proc/\(pid)/status") else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2, let kilobytes = Int(parts[1]) else { return nil }
-            return kilobytes * 1024
+        return self.field(in: text, field).map { $0 * 1024 }
+    }
+
+    /// A `kB` field of `/proc/<pid>/smaps_rollup`, such as `Pss`, in bytes.
+    static func rollupBytes(pid: Int32, field: String) -> Int? {
+        guard let text = read("/proc/\(pid)/smaps_rollup") else { return nil }
+        return self.field(in: text, field).map { $0 * 1024 }
+    }
+
+    /// Voluntary switches are waits (a futex, a poll); involuntary ones are preemptions.
+    struct ContextSwitches: Sendable {
+        var voluntary = 0
+        var involuntary = 0
+
+        var total: Int { voluntary + involuntary }
+
+        static func - (lhs: Self, rhs: Self) -> Self {
+            Self(voluntary: lhs.voluntary - rhs.voluntary, involuntary: lhs.involuntary - rhs.involuntary)
+        }
+    }
+
+    /// The context switches of every live thread of `pid`: `/proc/<pid>/status` counts only
+    /// the main thread's, so each `/proc/<pid>/task/<tid>/status` is read. The bot's threads
+    /// live as long as it does, so none of the counts is lost to a thread that ended.
+    static func contextSwitches(pid: Int32) -> ContextSwitches? {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        var sum = ContextSwitches()
+        for thread in threads {
+            guard let text = read("/proc/\(pid)/task/\(thread)/status") else { continue }
+            sum.voluntary += field(in: text, "voluntary_ctxt_switches") ?? 0
+            sum.involuntary += field(in: text, "nonvoluntary_ctxt_switches") ?? 0
+        }
+        return sum
+    }
+
+    /// The number after `name:` on its line of a `/proc` status-like text.
+    private static func field(in text: String, _ name: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return line.dropFirst(name.count + 1).split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
         }
         return nil
     }

@@ -14,6 +14,7 @@ struct Comparison {
     var warmUp: Int
     var rounds: Int
     var covers: Bool
+    var environment: [String: String]
 
     /// One figure of the table: its name and how to read it off a result.
     private struct Metric: Sendable {
@@ -24,10 +25,15 @@ struct Comparison {
 
     private static let metrics: [Metric] = [
         Metric(name: "CPU per update (ms)", digits: 3) { $0.cpuPerUpdate / .milliseconds(1) },
-        Metric(name: "idle RSS (MiB)", digits: 1) { Double($0.idleRSS) / 1_048_576 },
-        Metric(name: "peak RSS (MiB)", digits: 1) { Double($0.peakRSS) / 1_048_576 },
-        Metric(name: "peak − idle (MiB)", digits: 1) { Double($0.peakRSS - $0.idleRSS) / 1_048_576 },
-        Metric(name: "RSS idle after the burst (MiB)", digits: 1) { Double($0.settledRSS) / 1_048_576 },
+        Metric(name: "voluntary context switches per update", digits: 2) { $0.contextSwitchesPerUpdate.voluntary },
+        Metric(name: "involuntary context switches per update", digits: 2) { $0.contextSwitchesPerUpdate.involuntary },
+        Metric(name: "RssAnon idle (MiB)", digits: 1) { Double($0.idleAnonymous) / 1_048_576 },
+        Metric(name: "RssAnon peak in the burst (MiB)", digits: 1) { Double($0.burstPeakAnonymous) / 1_048_576 },
+        Metric(name: "RssAnon peak, whole run (MiB)", digits: 1) { Double($0.peakAnonymous) / 1_048_576 },
+        Metric(name: "RssAnon idle after the burst (MiB)", digits: 1) { Double($0.settledAnonymous) / 1_048_576 },
+        Metric(name: "PSS idle (MiB)", digits: 1) { Double($0.idlePSS) / 1_048_576 },
+        Metric(name: "PSS idle after the burst (MiB)", digits: 1) { Double($0.settledPSS) / 1_048_576 },
+        Metric(name: "VmHWM, for reference (MiB)", digits: 1) { Double($0.peakRSS) / 1_048_576 },
         Metric(name: "time to first getUpdates (ms)", digits: 0) { $0.timeToFirstPoll / .milliseconds(1) },
         Metric(name: "CPU of the first, cold throwback (ms)", digits: 0) { $0.coldThrowbackCPU / .milliseconds(1) },
         Metric(name: "collages uploaded", digits: 0) { Double($0.uploads) },
@@ -44,9 +50,9 @@ struct Comparison {
             for (isCurrent, binary) in [(true, current), (false, refBinary)] {
                 let name = isCurrent ? "current" : ref
                 log("round \(round)/\(rounds), \(name): \(updates) requests after \(warmUp) to warm up…")
-                let result = try await ThrowbackLoad(binary: binary, updates: updates, warmUp: warmUp, covers: covers, progress: { log("  " + $0) }).run()
-                log("  CPU \(Report.milliseconds(result.cpuPerUpdate, digits: 3))/update, idle \(Report.mebibytes(result.idleRSS)), "
-                    + "peak \(Report.mebibytes(result.peakRSS)), replies \(result.replies)/\(updates), \(Report.seconds(result.measuredWall))")
+                let result = try await ThrowbackLoad(binary: binary, updates: updates, warmUp: warmUp, covers: covers, environment: environment, progress: { log("  " + $0) }).run()
+                log("  CPU \(Report.milliseconds(result.cpuPerUpdate, digits: 3))/update, RssAnon idle \(Report.mebibytes(result.idleAnonymous)), "
+                    + "burst peak \(Report.mebibytes(result.burstPeakAnonymous)), replies \(result.replies)/\(updates), \(Report.seconds(result.measuredWall))")
                 if isCurrent { results.current.append(result) } else { results.ref.append(result) }
                 if let text = Report.stderr(result.stderrTail, of: "round \(round), \(name)") { notes.append(text) }
                 if !result.refusals.isEmpty { notes.append("round \(round), \(name): the fake Telegram refused \(Report.counts(result.refusals))") }

@@ -53,10 +53,14 @@ extension ThrowbackLoad.Result {
     var rows: [(String, String)] {
         [
             ("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate)),
-            ("idle RSS", Report.mebibytes(idleRSS)),
-            ("peak RSS", Report.mebibytes(peakRSS)),
-            ("peak − idle", Report.mebibytes(peakRSS - idleRSS)),
-            ("RSS idle again after the burst", Report.mebibytes(settledRSS)),
+            ("context switches per update", Report.fixed(contextSwitchesPerUpdate.voluntary, digits: 2) + " voluntary, "
+                + Report.fixed(contextSwitchesPerUpdate.involuntary, digits: 2) + " involuntary"),
+            ("anonymous memory (RssAnon), idle", Report.mebibytes(idleAnonymous)),
+            ("RssAnon peak in the burst (20 ms samples)", Report.mebibytes(burstPeakAnonymous)),
+            ("RssAnon peak over the whole run", Report.mebibytes(peakAnonymous) + "  (start-up and the cold collage included)"),
+            ("RssAnon idle again after the burst", Report.mebibytes(settledAnonymous)),
+            ("PSS idle, and after the burst", Report.mebibytes(idlePSS) + ", " + Report.mebibytes(settledPSS)),
+            ("VmHWM (reference: file pages included)", Report.mebibytes(peakRSS)),
             ("time to first getUpdates", Report.milliseconds(timeToFirstPoll, digits: 0)),
             ("CPU of the first, cold throwback", Report.milliseconds(coldThrowbackCPU, digits: 0)
                 + (uploads > 0 ? "  (with a collage: 9 covers fetched, rendered, uploaded)" : "  (a text reply)")),

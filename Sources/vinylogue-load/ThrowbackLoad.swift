@@ -16,6 +16,8 @@ struct ThrowbackLoad {
     /// Whether the chart's albums have cover art, so that replies are collages; without,
     /// they are text, and the bot never renders a picture.
     var covers = true
+    /// Added to the bot's environment, over the deployments' malloc tuning.
+    var environment: [String: String] = [:]
     /// Printed as the measurement goes, so a long run shows where it is.
     var progress: @Sendable (String) -> Void = { _ in }
 
@@ -26,10 +28,21 @@ struct ThrowbackLoad {
     struct Result {
         var updates: Int
         var cpuPerUpdate: Duration
-        var idleRSS: Int
+        /// Context switches of all the bot's threads per measured update.
+        var contextSwitchesPerUpdate: (voluntary: Double, involuntary: Double)
+        /// Anonymous resident memory (heap and stacks) at idle with warm caches.
+        var idleAnonymous: Int
+        /// Its highest 20 ms sample during the measured burst.
+        var burstPeakAnonymous: Int
+        /// Its highest sample over the whole run: start-up and the cold collage included.
+        var peakAnonymous: Int
+        /// Anonymous memory once idle again after the burst: what the bot keeps of it.
+        var settledAnonymous: Int
+        /// PSS at idle before the burst, and once idle again after it.
+        var idlePSS: Int
+        var settledPSS: Int
+        /// `VmHWM`, file pages included; for reference only, since page-cache effects move it.
         var peakRSS: Int
-        /// The resident set once idle again after the burst: what the bot keeps of it.
-        var settledRSS: Int
         var timeToFirstPoll: Duration
         /// The CPU of the first request, with cold caches and a collage to render and upload.
         var coldThrowbackCPU: Duration
@@ -60,7 +73,7 @@ struct ThrowbackLoad {
         }
         let child: ChildProcess
         do {
-            child = try ChildProcess.spawn(binary, ["run"], environment: fakes.childEnvironment(["POLL_TIMEOUT": "50"]), in: directory)
+            child = try ChildProcess.spawn(binary, ["run"], environment: fakes.childEnvironment(["POLL_TIMEOUT": "50"].merging(environment) { _, given in given }), in: directory)
         } catch {
             await fakes.stop()
             throw LoadError("could not start \(binary.path): \(error)")
@@ -85,6 +98,7 @@ struct ThrowbackLoad {
         if let exit = child.exited { throw LoadError("the bot ended before it polled (\(exit.description))") }
         guard polling else { throw LoadError("the bot did not poll Telegram within a minute") }
         let timeToFirstPoll = ContinuousClock.now - child.spawnedAt
+        let wholeRun = AnonymousMemoryPeak(of: child)
 
         progress("one cold request")
         var nextUser = Self.firstUserID
@@ -96,22 +110,32 @@ struct ThrowbackLoad {
         // Idle: the burst is answered and the caches are full; what the bot holds now is
         // what it holds between bursts.
         try await Task.sleep(for: .seconds(2))
-        guard let idleRSS = child.residentBytes else { throw LoadError("cannot read /proc/\(child.pid)/status") }
+        guard let idleAnonymous = child.anonymousBytes, let idlePSS = child.proportionalBytes else {
+            throw LoadError("cannot read /proc/\(child.pid)/status and smaps_rollup")
+        }
 
         progress("measured: \(updates) requests")
         let measuredUsers = nextUser..<(nextUser + Int64(updates))
         let sentBefore = await fakes.sentMessages().count
         let lastFMBefore = await fakes.lastFM.count()
-        guard let cpuBefore = child.cpuTime else { throw LoadError("cannot read /proc/\(child.pid)/stat") }
+        guard let cpuBefore = child.cpuTime, let switchesBefore = child.contextSwitches else {
+            throw LoadError("cannot read /proc/\(child.pid)/stat and task/*/status")
+        }
+        let burst = AnonymousMemoryPeak(of: child)
         let start = ContinuousClock.now
         try await send(updates, from: &nextUser, fakes, child, expecting: sentBefore + updates, failIfIncomplete: false)
         let measuredWall = ContinuousClock.now - start
-        guard let cpuAfter = child.cpuTime, let peakRSS = child.peakResidentBytes else {
+        let burstPeakAnonymous = await burst.stop()
+        guard let cpuAfter = child.cpuTime, let switchesAfter = child.contextSwitches, let peakRSS = child.peakResidentBytes else {
             throw LoadError("the bot ended during the measured phase")
         }
         let lastFMAfter = await fakes.lastFM.count()
         try await Task.sleep(for: .seconds(2))
-        let settledRSS = child.residentBytes ?? peakRSS
+        let settledAnonymous = child.anonymousBytes ?? 0
+        let settledPSS = child.proportionalBytes ?? 0
+        let peakAnonymous = await wholeRun.stop()
+        let switches = switchesAfter - switchesBefore
+        let perUpdate = Double(max(1, updates))
 
         let answered = await fakes.sentMessages().compactMap(\.chatID).filter { measuredUsers.contains($0) }
         let refusals = await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
@@ -120,7 +144,9 @@ struct ThrowbackLoad {
         let exit = await child.waitForExit(timeout: .seconds(15))
         return Result(
             updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates),
-            idleRSS: idleRSS, peakRSS: peakRSS, settledRSS: settledRSS,
+            contextSwitchesPerUpdate: (Double(switches.voluntary) / perUpdate, Double(switches.involuntary) / perUpdate),
+            idleAnonymous: idleAnonymous, burstPeakAnonymous: burstPeakAnonymous, peakAnonymous: peakAnonymous,
+            settledAnonymous: settledAnonymous, idlePSS: idlePSS, settledPSS: settledPSS, peakRSS: peakRSS,
             timeToFirstPoll: timeToFirstPoll, coldThrowbackCPU: coldAfter - coldBefore, uploads: uploads, lastFMWhileWarm: lastFMAfter - lastFMBefore,
             replies: Set(answered).count, duplicates: answered.count - Set(answered).count, measuredWall: measuredWall,
             refusals: refusals, exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)",

@@ -20,7 +20,7 @@ struct VinylogueLoad: AsyncParsableCommand {
             Progress goes to stderr, results to stdout. On a shared machine absolute figures are noisy: \
             compare two builds in one run (--compare) and report the ratio.
             """,
-        subcommands: [Throwbacks.self, Weekly.self]
+        subcommands: [Throwbacks.self, Weekly.self, PiecesCommand.self]
     )
 }
 
@@ -69,9 +69,26 @@ struct Throwbacks: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Give the chart's albums cover art, so that every reply is a collage (--no-covers: text replies).")
     var covers = true
 
+    @Option(name: .customLong("env"), help: ArgumentHelp(
+        "Set a variable in the bot's environment, e.g. --env GLIBC_TUNABLES= to measure without the deploy files' malloc tuning.",
+        valueName: "NAME=VALUE"
+    ))
+    var variables: [String] = []
+
+    /// `--env` as a dictionary.
+    private var environment: [String: String] {
+        Dictionary(variables.map { variable in
+            let parts = variable.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }) { _, later in later }
+    }
+
     func validate() throws {
         guard updates >= 1, warm >= 1 else { throw ValidationError("-n and --warm must be at least 1.") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+        for variable in variables where variable.split(separator: "=", maxSplits: 1).first.map({ $0.isEmpty || !variable.contains("=") }) ?? true {
+            throw ValidationError("--env takes NAME=VALUE, not '\(variable)'.")
+        }
     }
 
     func run() async throws {
@@ -83,15 +100,38 @@ struct Throwbacks: AsyncParsableCommand {
             let name = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
             let label = refLinking == .static ? name : "\(name), \(refLinking)"
             print(try await Comparison(
-                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds, covers: covers
+                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds, covers: covers,
+                environment: environment
             ).run())
             return
         }
         let current = try await binary.resolve(builds)
-        let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, covers: covers, progress: { log($0) }).run()
+        let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, covers: covers, environment: environment, progress: { log($0) }).run()
         print("throwbacks: \(updates) requests after \(warm) to warm up, \(covers ? "collage" : "text") replies, \(builds.relative(current))")
         print(Report.lines(result.rows))
         if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
+    }
+}
+
+/// `vinylogue-load pieces`: the warm path's pieces timed in this process.
+struct PiecesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pieces",
+        abstract: "Time the pieces of a warm throwback in-process: parse, route, engine, format, encode.",
+        discussion: "A micro-benchmark: run it before and after a change, in one sitting, and compare the two."
+    )
+
+    @Option(name: .customShort("n"), help: "Calls per batch of each piece.")
+    var iterations = 20000
+
+    func validate() throws {
+        guard iterations >= 100 else { throw ValidationError("-n must be at least 100.") }
+    }
+
+    func run() async throws {
+        let results = try await Pieces(iterations: iterations).run()
+        print("pieces of a warm throwback, median of 5 batches of \(iterations) calls")
+        print(Report.lines(results.map { ($0.0, Report.fixed($0.1 / .nanoseconds(1) / 1000, digits: 2) + " µs") }))
     }
 }
 

@@ -172,6 +172,9 @@ private struct Operations {
         let bot = RunningBot(services: [services.bot])
         let url = await operations.url("metrics")
         await done()
+        // The fake has the calls; the bot may still be reading their answers, which the
+        // immediate clock's shutdown grace would cut off before they are counted.
+        await services.outbox.idle()
         try await bot.shutDown()
         let response = try await harness.transport.send(HTTPRequest(url: url))
         try await server.shutDown()

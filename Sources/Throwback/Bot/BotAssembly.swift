@@ -36,8 +36,6 @@ public struct BotAssembly: Sendable {
         /// Measures a collage's time budget. Separate from `clock`, which tests often make
         /// immediate: the budget is about real work taking real time.
         public var collageClock: any Clock<Duration>
-        /// Called once when the bot has started up and is about to poll.
-        public var onServing: @Sendable () -> Void
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -53,10 +51,8 @@ public struct BotAssembly: Sendable {
             metrics: BotMetrics = .none,
             unknownUserHint: String? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
-            collageClock: any Clock<Duration> = ContinuousClock(),
-            onServing: @escaping @Sendable () -> Void = {}
+            collageClock: any Clock<Duration> = ContinuousClock()
         ) {
-            self.onServing = onServing
             self.collageClock = collageClock
             self.collageRenderer = collageRenderer
             self.clock = clock
@@ -235,7 +231,7 @@ public struct BotAssembly: Sendable {
             telegram: calls, pollingClient: http,
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
-            photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock, onServing: options.onServing,
+            photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock,
             apiURL: configuration.telegramAPIURL, logger: logger
         )
         let scheduler = WeeklyScheduler(

@@ -47,7 +47,6 @@ public struct BotService: Service, CustomStringConvertible {
     private let now: @Sendable () -> Date
     private let clock: any Clock<Duration>
     private let elapsed: ElapsedClock
-    private let onServing: @Sendable () -> Void
     /// `TELEGRAM_API_URL`, to name in the log while start-up fails.
     private let apiURL: URL
     private let logger: Logger
@@ -57,12 +56,11 @@ public struct BotService: Service, CustomStringConvertible {
         journal: UpdateJournal, outbox: OutboxDeliverer, lifetimes: OutboxLifetimes = OutboxLifetimes(), settings: Settings = Settings(),
         photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        onServing: @escaping @Sendable () -> Void = {}, apiURL: URL = HTTPTelegramClient.defaultBaseURL, logger: Logger = Logger(label: "bot")
+        apiURL: URL = HTTPTelegramClient.defaultBaseURL, logger: Logger = Logger(label: "bot")
     ) {
         self.apiURL = apiURL
         self.outbox = outbox
         self.lifetimes = lifetimes
-        self.onServing = onServing
         self.telegram = telegram
         self.pollingClient = pollingClient
         self.commands = commands
@@ -84,7 +82,6 @@ public struct BotService: Service, CustomStringConvertible {
     public func run() async throws {
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
-        onServing()
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes,
