@@ -47,7 +47,7 @@ struct Pieces {
             Piece(name: "encode sendMessage") {
                 _ = TelegramRequest<SentMessage>.sendMessage(chatID: 7, html: html).parametersJSON
             },
-            Piece(name: "all of the command: guards, engine, format") {
+            Piece(name: "the command through the router: guards and engine") {
                 _ = await router.reply(to: "/tb alice 3", context: context)
             },
         ]
