@@ -8,18 +8,23 @@ public struct Update: Codable, Sendable, Equatable {
     public var editedMessage: Message?
     public var channelPost: Message?
     public var callbackQuery: CallbackQuery?
+    public var inlineQuery: InlineQuery?
 
     enum CodingKeys: String, CodingKey {
         case updateID = "update_id", message, editedMessage = "edited_message", channelPost = "channel_post"
-        case callbackQuery = "callback_query"
+        case callbackQuery = "callback_query", inlineQuery = "inline_query"
     }
 
-    public init(updateID: Int64, message: Message? = nil, editedMessage: Message? = nil, channelPost: Message? = nil, callbackQuery: CallbackQuery? = nil) {
+    public init(
+        updateID: Int64, message: Message? = nil, editedMessage: Message? = nil, channelPost: Message? = nil,
+        callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil
+    ) {
         self.updateID = updateID
         self.message = message
         self.editedMessage = editedMessage
         self.channelPost = channelPost
         self.callbackQuery = callbackQuery
+        self.inlineQuery = inlineQuery
     }
 
     /// The chat the update belongs to, for ordering work per chat.
@@ -36,6 +41,7 @@ public struct Update: Codable, Sendable, Equatable {
         if let callbackQuery { return "c:\(callbackQuery.id)" }
         if let editedMessage { return "e:\(editedMessage.chat.id):\(editedMessage.messageID)" }
         if let channelPost { return "p:\(channelPost.chat.id):\(channelPost.messageID)" }
+        if let inlineQuery { return "i:\(inlineQuery.id)" }
         return nil
     }
 }

@@ -114,6 +114,20 @@ public actor FakeTelegram {
     public private(set) var sentMessageIDs: [Int64] = []
     /// The bytes of every upload the fake accepted (`sendPhoto`, `editMessageMedia`), in order.
     public private(set) var uploadedPhotos: [Data] = []
+    /// Inline answers that Telegram took.
+    public private(set) var inlineAnswers: [InlineAnswer] = []
+
+    /// An answer to an inline query, as Telegram took it.
+    public struct InlineAnswer: Sendable {
+        public var call: Call
+
+        public var queryID: String { call.parameters["inline_query_id"] as? String ?? "" }
+        public var results: [[String: Any]] { call.parameters["results"] as? [[String: Any]] ?? [] }
+        public var button: [String: Any]? { call.parameters["button"] as? [String: Any] }
+
+        /// Each result's type and id, e.g. `photo:y3`.
+        public var summary: [String] { results.map { "\($0["type"] as? String ?? "?"):\($0["id"] as? String ?? "?")" } }
+    }
     /// The command names of each menu, by scope type ("default", "all_chat_administrators", …).
     public private(set) var menus: [String: [String]] = [:]
     /// The bot's description and short description, as `setMyDescription` and `setMyShortDescription` left them.
@@ -167,6 +181,8 @@ public actor FakeTelegram {
     private var lastAnswered: [Int64] = []
     private var posted: [Int64: [Int64: Posted]] = [:]
     private var openQueries: Set<String> = []
+    /// Inline queries not answered yet: each takes one answer.
+    private var openInlineQueries: Set<String> = []
     private var forumTopics: [Int64: Set<Int64>] = [:]
     private var gone: [Int64: Gone] = [:]
     private var elapsed: @Sendable () -> Duration
@@ -309,6 +325,19 @@ public actor FakeTelegram {
         return push(["callback_query": query])
     }
 
+    /// Queues an inline query, as Telegram sends one per keystroke of `@bot …`; returns its id.
+    @discardableResult
+    public func pushInlineQuery(_ text: String, userID: Int64 = 7) -> String {
+        let queryID = "i\(nextQueryID)"
+        nextQueryID += 1
+        openInlineQueries.insert(queryID)
+        push(["inline_query": [
+            "id": queryID, "query": text, "offset": "", "chat_type": "sender",
+            "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
+        ]])
+        return queryID
+    }
+
     /// Queues a raw update body (the fake adds `update_id`); returns its id.
     @discardableResult
     public func push(_ update: [String: Any]) -> Int64 {
@@ -427,6 +456,8 @@ public actor FakeTelegram {
             )
         case "sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption":
             return post(call)
+        case "answerInlineQuery":
+            return answerInlineQuery(call)
         case "answerCallbackQuery":
             let id = call.parameters["callback_query_id"] as? String ?? ""
             guard openQueries.remove(id) != nil else {
@@ -686,6 +717,55 @@ public actor FakeTelegram {
         }
         recentSends.append(now)
         return nil
+    }
+
+    /// Checks an inline answer as Telegram does, and keeps it.
+    private func answerInlineQuery(_ call: Call) -> FakeResponse {
+        let method = call.method
+        let id = call.parameters["inline_query_id"] as? String ?? ""
+        guard openInlineQueries.remove(id) != nil else {
+            return refuse(method, 400, "Bad Request: query is too old and response timeout expired or query ID is invalid")
+        }
+        guard let results = call.parameters["results"] as? [[String: Any]] else {
+            return refuse(method, 400, "Bad Request: can't parse inline query results JSON object")
+        }
+        guard results.count <= 50 else { return refuse(method, 400, "Bad Request: RESULTS_TOO_MUCH") }
+        var ids = Set<String>()
+        for result in results {
+            let resultID = result["id"] as? String ?? ""
+            guard (1...64).contains(resultID.utf8.count) else { return refuse(method, 400, "Bad Request: RESULT_ID_INVALID") }
+            guard ids.insert(resultID).inserted else { return refuse(method, 400, "Bad Request: RESULT_ID_DUPLICATE") }
+            if let problem = inlineResultProblem(result) { return refuse(method, 400, "Bad Request: \(problem)") }
+        }
+        if let button = call.parameters["button"] {
+            let fields = button as? [String: Any] ?? [:]
+            let text = fields["text"] as? String ?? ""
+            let start = fields["start_parameter"] as? String ?? ""
+            let startCharacters = start.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
+            guard !text.isEmpty, (1...64).contains(start.count), startCharacters else {
+                return refuse(method, 400, "Bad Request: BUTTON_DATA_INVALID")
+            }
+        }
+        inlineAnswers.append(InlineAnswer(call: call))
+        return ok(true)
+    }
+
+    /// What Telegram would refuse in one inline result; nil if it takes it.
+    private func inlineResultProblem(_ result: [String: Any]) -> String? {
+        switch result["type"] as? String {
+        case "article":
+            guard let title = result["title"] as? String, !title.isEmpty else { return "RESULT_TITLE_EMPTY" }
+            guard let content = result["input_message_content"] as? [String: Any], let text = content["message_text"] as? String,
+                  !text.isEmpty else { return "MESSAGE_EMPTY" }
+            return TelegramHTML.problem(in: text)
+        case "photo":
+            // An inline result cannot upload: only a photo Telegram already has, by file_id.
+            guard result["photo_url"] == nil, let fileID = result["photo_file_id"] as? String else { return "PHOTO_INVALID" }
+            guard photoIDs[fileID] != nil else { return "wrong file identifier/HTTP URL specified" }
+            return (result["caption"] as? String).flatMap { TelegramHTML.captionProblem(in: $0) }
+        default:
+            return "RESULT_TYPE_INVALID"
+        }
     }
 
     private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil) -> FakeResponse {

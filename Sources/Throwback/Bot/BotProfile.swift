@@ -14,7 +14,8 @@ public struct BotProfile: Sendable {
         I bring back your music history from Last.fm. Send /throwback and a Last.fm name, \
         e.g. /throwback alice 3, and I show the albums they played most in this week 3 years ago. \
         Add me to a group: members /link their Last.fm accounts, admins /track them, and a \
-        weekly throwback of the group can post itself. /help lists every command.
+        weekly throwback of the group can post itself. In any chat, type my username and a name \
+        (e.g. alice 3) to share a throwback there. /help lists every command.
         """
 
     public static let standardShortDescription = "Your Last.fm charts of this week, years ago. Works in groups."

@@ -84,7 +84,7 @@ public struct BotService: Service, CustomStringConvertible {
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
-            navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes,
+            navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes, metrics: metrics,
             now: now, clock: clock, logger: logger
         )
         let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)

@@ -38,6 +38,8 @@ public struct ChatUpdateHandler: Sendable {
             case message(Message, ParsedMessage, CommandInvocation, CommandRouter.Admission)
             /// A button press.
             case press(CallbackQuery, CommandRouter.Admission)
+            /// A keystroke of `@bot …` in some chat.
+            case inline(InlineQuery)
         }
     }
 
@@ -52,6 +54,7 @@ public struct ChatUpdateHandler: Sendable {
     /// Nil: every throwback is text.
     private let photos: CollagePhotos?
     private let lifetimes: OutboxLifetimes
+    private let inline: InlineThrowbacks
     private let now: @Sendable () -> Date
     private let clock: ElapsedClock
     private let logger: Logger
@@ -59,8 +62,12 @@ public struct ChatUpdateHandler: Sendable {
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
         store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
-        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
+        metrics: BotMetrics = .none, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "bot")
     ) {
+        self.inline = InlineThrowbacks(
+            router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, metrics: metrics, clock: clock
+        )
         self.telegram = telegram
         self.photos = photos
         self.router = router
@@ -107,6 +114,12 @@ public struct ChatUpdateHandler: Sendable {
             let context = CommandInvocation(chatID: chat?.id ?? query.from.id, isPrivateChat: chat?.isPrivate ?? true, userID: query.from.id)
             return arrival(context.chatID, .press(query, await router.admit(context)))
         }
+        if let query = update.inlineQuery {
+            // Judged once its asker stops typing, not per keystroke; queued with their
+            // private chat, so that their keystrokes are answered in order.
+            inline.arrived(query)
+            return arrival(query.from.id, .inline(query))
+        }
         return arrival(update.chatID, .ignored)
     }
 
@@ -144,6 +157,10 @@ public struct ChatUpdateHandler: Sendable {
         case let .press(query, admission):
             logger[metadataKey: "command"] = "\(throwback.spec.name)"
             await press(query, admission, arrival: arrival, logger: logger)
+        case .inline(let query):
+            logger[metadataKey: "command"] = "inline"
+            await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: logger)
+            await commit(arrival.update, logger: logger)
         }
     }
 

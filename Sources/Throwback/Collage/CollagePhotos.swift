@@ -74,7 +74,7 @@ public struct CollagePhotos: Sendable {
     /// in time: the reply is then text.
     public func photo(for summary: ChartSummary) async -> Photo? {
         guard !summary.albums.isEmpty else { return nil }
-        let key = CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
+        let key = Self.key(for: summary)
         albums.set(summary.albums, forKey: key)
         if let fileID = await fileID(for: key) { return .stored(fileID: fileID, key: key) }
         if case .noCovers? = known.value(forKey: key, now: elapsed.elapsed()) { return nil }
@@ -89,6 +89,16 @@ public struct CollagePhotos: Sendable {
         case .unavailable:
             return nil
         }
+    }
+
+    /// The collage of a week's chart, as its picture is known and kept.
+    static func key(for summary: ChartSummary) -> CollageKey {
+        CollageKey(user: summary.user, week: Int64(summary.range.fromUnix), minimumPlayCount: summary.minimumPlayCount)
+    }
+
+    /// The `file_id` of a chart's collage uploaded before, if any: nothing is drawn.
+    public func uploadedFileID(for summary: ChartSummary) async -> String? {
+        summary.albums.isEmpty ? nil : await fileID(for: Self.key(for: summary))
     }
 
     /// The `file_id` of a collage uploaded before, if any.

@@ -77,9 +77,19 @@ public struct HelpCommand: Command {
         .success(invocation)
     }
 
+    /// What the inline mode's button sends (`/start link`): how to link an account.
+    public static let linkStart = "link"
+
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        .reply(.text(Self.render(otherSpecs)))
+        guard invocation.arguments != [Self.linkStart] else { return .reply(.text(Self.linking)) }
+        return .reply(.text(Self.render(otherSpecs)))
     }
+
+    static let linking = """
+        Link your Last.fm account: send link <your Last.fm name> here, e.g. link alice. \
+        Then type my username and a space in any chat to share a throwback: nothing after it means yours, 1 year ago; \
+        add a number of years, or another name: alice 3.
+        """
 
     public static func render(_ specs: [CommandSpec]) -> String {
         var lines = ["I bring back your music history from Last.fm. Commands (in groups, start them with /):"]
@@ -92,6 +102,7 @@ public struct HelpCommand: Command {
             lines += admin.map { "• \(line($0))" }
         }
         lines.append("Example: throwback alice 3")
+        lines.append("In any chat, type my username, a space and a name (e.g. alice 3) to share a throwback there.")
         return lines.joined(separator: "\n")
     }
 

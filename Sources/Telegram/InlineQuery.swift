@@ -1,0 +1,82 @@
+/// Someone typing `@bot …` in any chat: Telegram sends one per keystroke, and shows the
+/// results of whichever it gets an answer to while the text is still the same.
+public struct InlineQuery: Codable, Sendable, Equatable {
+    public var id: String
+    public var from: User
+    /// What follows the bot's username, up to 256 characters.
+    public var query: String
+
+    public init(id: String, from: User, query: String) {
+        self.id = id
+        self.from = from
+        self.query = query
+    }
+}
+
+/// One result offered under an inline query.
+public enum InlineQueryResult: Sendable, Equatable {
+    /// Text sent as HTML when chosen.
+    case article(id: String, title: String, description: String?, html: String)
+    /// A picture Telegram already has (by `file_id`), sent with an HTML caption when chosen:
+    /// an inline result can show no picture that was never uploaded.
+    case cachedPhoto(id: String, fileID: String, title: String, captionHTML: String)
+
+    public var id: String {
+        switch self {
+        case .article(let id, _, _, _), .cachedPhoto(let id, _, _, _): id
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case let .article(id, title, description, html):
+            var object: [String: JSONValue] = [
+                "type": .string("article"), "id": .string(id), "title": .string(title),
+                "input_message_content": .object([
+                    "message_text": .string(html), "parse_mode": .string("HTML"),
+                    "link_preview_options": .object(["is_disabled": .bool(true)]),
+                ]),
+            ]
+            if let description { object["description"] = .string(description) }
+            return .object(object)
+        case let .cachedPhoto(id, fileID, title, captionHTML):
+            return .object([
+                "type": .string("photo"), "id": .string(id), "photo_file_id": .string(fileID), "title": .string(title),
+                "caption": .string(captionHTML), "parse_mode": .string("HTML"),
+            ])
+        }
+    }
+}
+
+/// The button above inline results that opens a private chat with the bot, which receives
+/// `/start <startParameter>`.
+public struct InlineQueryResultsButton: Sendable, Equatable {
+    public var text: String
+    /// 1–64 characters of `A–Z`, `a–z`, `0–9`, `_` and `-`.
+    public var startParameter: String
+
+    public init(text: String, startParameter: String) {
+        self.text = text
+        self.startParameter = startParameter
+    }
+}
+
+extension TelegramRequest where Response == TelegramOK {
+    /// Answers an inline query with at most 50 results.
+    ///
+    /// - Parameters:
+    ///   - cacheTime: how long Telegram may show these results for the same query text.
+    ///   - isPersonal: the results depend on who asks, so Telegram caches them per person.
+    public static func answerInlineQuery(
+        id: String, results: [InlineQueryResult], cacheTime: Int, isPersonal: Bool, button: InlineQueryResultsButton? = nil
+    ) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = [
+            "inline_query_id": .string(id), "results": .array(results.map(\.json)),
+            "cache_time": .int(Int64(cacheTime)), "is_personal": .bool(isPersonal),
+        ]
+        if let button {
+            parameters["button"] = .object(["text": .string(button.text), "start_parameter": .string(button.startParameter)])
+        }
+        return .init(method: "answerInlineQuery", parameters: parameters)
+    }
+}

@@ -1,0 +1,140 @@
+import Logging
+import Networking
+import Telegram
+
+/// Answers inline queries (`@bot alice 3` typed in any chat) with throwbacks.
+///
+/// Telegram sends one query per keystroke. A query waits `pause` after it arrived; if the
+/// same person typed on meanwhile, it is dropped unanswered and costs nothing (Telegram
+/// shows only the answer to the text as it stands). The query at which they stop typing is
+/// judged like a command: the rate limit, then the throwback command's own arguments and
+/// guards, so an invalid name costs no Last.fm call; a refusal is one article saying why.
+///
+/// Results: the asked throwback, and for a query without years also the same user 2, 3, 5
+/// and 10 years ago where those weeks have albums. A week whose collage was uploaded before
+/// is offered as that photo with the chart as its caption, any other as the chart in text.
+public struct InlineThrowbacks: Sendable {
+    /// How long a keystroke waits for the next before it is answered.
+    public static let pause = Duration.milliseconds(300)
+    /// The further years offered when the query names none.
+    static let moreYears = [2, 3, 5, 10]
+    /// Telegram takes no answer to an inline query much later than this.
+    static let deadline = Duration.seconds(10)
+    /// Named queries are the same for everyone, and a past week never changes.
+    static let cacheTime = 300
+    /// "Me" differs per person, and a link may change.
+    static let personalCacheTime = 30
+
+    private let router: CommandRouter
+    private let throwback: ThrowbackCommand
+    private let store: BotStore
+    private let photos: CollagePhotos?
+    private let telegram: any TelegramClient
+    private let metrics: BotMetrics
+    private let clock: ElapsedClock
+    /// Each asker's latest query id: a query is answered only while it is its asker's latest.
+    private let latest = SharedBoundedCache<Int64, String>(capacity: 10_000)
+
+    public init(
+        router: CommandRouter, throwback: ThrowbackCommand, store: BotStore, photos: CollagePhotos?, telegram: any TelegramClient,
+        metrics: BotMetrics = .none, clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.router = router
+        self.throwback = throwback
+        self.store = store
+        self.photos = photos
+        self.telegram = telegram
+        self.metrics = metrics
+        self.clock = ElapsedClock(clock)
+    }
+
+    /// Notes a query as its asker's latest: called in the order queries arrive.
+    func arrived(_ query: InlineQuery) {
+        latest.set(query.id, forKey: query.from.id)
+    }
+
+    /// Answers `query` once the pause after its arrival has passed, unless its asker typed on.
+    func answer(_ query: InlineQuery, arrivedAt: Duration, logger: Logger) async {
+        try? await clock.sleep(arrivedAt + Self.pause - clock.elapsed())
+        guard !Task.isCancelled, latest.value(forKey: query.from.id) == query.id else {
+            return count("superseded")
+        }
+        latest.removeValue(forKey: query.from.id)
+        let (outcome, answer) = await self.answer(to: query)
+        let patience = arrivedAt + Self.deadline - clock.elapsed()
+        guard patience > .zero else {
+            logger.notice("an inline query waited too long to be answered")
+            return count("late")
+        }
+        do {
+            _ = try await telegram.send(answer.patient(for: patience))
+            count(outcome)
+        } catch {
+            logger.notice("could not answer an inline query", metadata: ["error": "\(error)"])
+            count("failed")
+        }
+    }
+
+    /// The answer, and how it is counted.
+    private func answer(to query: InlineQuery) async -> (String, TelegramRequest<TelegramOK>) {
+        let asker = query.from.id
+        func refusal(_ text: String, _ outcome: String) -> (String, TelegramRequest<TelegramOK>) {
+            let result = InlineQueryResult.article(id: "refusal", title: "No throwback", description: String(text.prefix(120)), html: TelegramHTML.escape(text))
+            return (outcome, .answerInlineQuery(id: query.id, results: [result], cacheTime: 0, isPersonal: true))
+        }
+        var invocation = CommandInvocation(chatID: asker, isPrivateChat: true, userID: asker)
+        if case .refused(let reply) = await router.admit(invocation) {
+            return refusal(reply.rendered(with: .plain) ?? "Too many requests. Try again in a minute.", "refused")
+        }
+        invocation.arguments = query.query.split(whereSeparator: \.isWhitespace).map(String.init)
+        let parsed: CommandInvocation
+        switch throwback.parse(invocation) {
+        case .success(let value): parsed = value
+        case .failure(let error): return refusal(error.problem ?? "Type a Last.fm name and a number of years, e.g. alice 3.", "usage")
+        }
+        if parsed.lastFMUser == nil, (try? await store.linkedName(of: asker)) == nil {
+            let button = InlineQueryResultsButton(text: "Link your Last.fm account", startParameter: HelpCommand.linkStart)
+            return ("not_linked", .answerInlineQuery(id: query.id, results: [], cacheTime: 0, isPersonal: true, button: button))
+        }
+        let allowed: CommandInvocation
+        switch await router.authorize(throwback, parsed) {
+        case .success(let value): allowed = value
+        case .failure(let denial): return refusal(denial.reply.rendered(with: .plain) ?? "That throwback isn’t available.", "refused")
+        }
+        let personal = parsed.lastFMUser == nil
+        let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
+        guard case .reply(let reply) = await throwback.execute(allowed) else { return refusal("No throwback.", "failed") }
+        guard case .throwback(.chart(let summary)) = reply else {
+            // No week to show (no history then, an unknown user, Last.fm down): say so.
+            let plain = reply.rendered(with: .plain) ?? "No throwback."
+            let article = InlineQueryResult.article(
+                id: "asked", title: "No throwback", description: String(plain.prefix(120)), html: reply.rendered(with: .telegram) ?? TelegramHTML.escape(plain)
+            )
+            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: personal))
+        }
+        var results = [await result(for: summary)]
+        let namesYears = invocation.arguments.last.flatMap(CommandParser.years) != nil
+        if !namesYears {
+            for years in Self.moreYears where years != summary.yearsAgo {
+                let more = await throwback.throwback(user: summary.user, yearsAgo: years, minimumPlayCount: summary.minimumPlayCount)
+                if case .throwback(.chart(let other)) = more, !other.albums.isEmpty { results.append(await result(for: other)) }
+            }
+        }
+        return ("answered", .answerInlineQuery(id: query.id, results: results, cacheTime: cacheTime, isPersonal: personal))
+    }
+
+    /// A chart as a result: its uploaded collage where there is one, else text.
+    private func result(for summary: ChartSummary) async -> InlineQueryResult {
+        let id = "y\(summary.yearsAgo)"
+        let title = "\(summary.user), \(summary.yearsAgo) year\(summary.yearsAgo == 1 ? "" : "s") ago"
+        if let fileID = await photos?.uploadedFileID(for: summary) {
+            return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: CollagePhotos.captionFormatter.format(summary))
+        }
+        let top = summary.albums.first.map { "\($0.artist) – \($0.name)" }
+        return .article(id: id, title: title, description: top, html: ChartFormatter.telegram.format(summary))
+    }
+
+    private func count(_ outcome: String) {
+        metrics.increment("vinylogue_inline_queries_total", [("outcome", outcome)])
+    }
+}

@@ -1,0 +1,170 @@
+import Clocks
+import Foundation
+import Networking
+import Telegram
+import Testing
+import TestSupport
+import Throwback
+import TestLogging
+
+/// Inline mode against the fakes: `@bot alice 3` typed in any chat.
+@Suite(.capturingLogs, .timeLimit(.minutes(2))) struct InlineTests {
+    let asker: Int64 = 7
+
+    /// Moves `clock` on by the inline pause until the fake holds `count` inline answers.
+    private func answers(_ count: Int, _ harness: BotHarness, advancing clock: TestClock<Duration>) async -> [FakeTelegram.InlineAnswer] {
+        while await harness.telegram.inlineAnswers.count < count {
+            await clock.waitForSleeper(limit: .milliseconds(100))
+            await clock.advance(by: InlineThrowbacks.pause)
+        }
+        return await harness.telegram.inlineAnswers
+    }
+
+    @Test func aBurstOfKeystrokesCostsOneLastFMChainForTheLastQueryWhichIsAnswered() async throws {
+        let harness = try await BotHarness.start()
+        var last = ""
+        for text in ["a", "al", "ali", "alic", "alice", "alice ", "alice 3"] {
+            last = await harness.telegram.pushInlineQuery(text, userID: asker)
+        }
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        // The keystrokes arrive within one pause: the clock stands still until intake has
+        // taken them all (the poller asks again only then).
+        await harness.telegram.waitForCalls("getUpdates", count: 2)
+        let answered = await answers(1, harness, advancing: clock)
+        // A minute more: none of the earlier keystrokes is answered late.
+        for _ in 0..<10 {
+            await clock.waitForSleeper(limit: .milliseconds(10))
+            await clock.advance(by: .seconds(1))
+        }
+        try await bot.shutDown(advancing: clock)
+
+        // One chain, for the last query: the weeks listed once, one week's chart.
+        #expect(await harness.lastFM.count() == 2)
+        #expect(await harness.lastFM.count("user.getweeklyalbumchart") == 1)
+        #expect(await harness.telegram.inlineAnswers.count == 1)
+        let answer = try #require(answered.first)
+        #expect(answer.queryID == last)
+        #expect(answer.summary == ["article:y3"])
+        let text = (answer.results.first?["input_message_content"] as? [String: Any])?["message_text"] as? String
+        #expect(text == (try await harness.expectedReply("alice", years: 3)))
+        await harness.stop()
+    }
+
+    @Test func aWeekWhoseCollageWasUploadedIsOfferedAsThatPhoto() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        await harness.telegram.pushMessage("/tb alice 3", chatID: -7001, userID: 300)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        await harness.telegram.waitForCalls("sendPhoto")
+        let uploaded = try #require(await harness.telegram.delivered.first)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        try await bot.shutDown(advancing: clock)
+
+        #expect(answer.summary == ["photo:y3"])
+        let result = try #require(answer.results.first)
+        #expect(result["caption"] as? String == uploaded.caption)
+        #expect(await harness.telegram.uploadedPhotos.count == 1)
+        await harness.stop()
+    }
+
+    @Test func anUnlinkedAskerWithAnEmptyQueryGetsTheButtonToLinkAndStartLinkExplainsIt() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.pushInlineQuery("", userID: asker)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        await harness.telegram.pushMessage("/start \(HelpCommand.linkStart)", chatID: asker, chatType: "private", userID: asker)
+        await harness.telegram.waitForDeliveries(1)
+        try await bot.shutDown(advancing: clock)
+
+        #expect(answer.results.isEmpty)
+        #expect(answer.button?["start_parameter"] as? String == "link")
+        #expect(await harness.telegram.delivered.first?.text?.contains("send link &lt;your Last.fm name&gt; here") == true)
+        #expect(await harness.lastFM.count() == 0)
+        await harness.stop()
+    }
+
+    @Test func aLinkedAskerWithAnEmptyQueryGetsTheirOwnYearsThatHaveAlbums() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.pushMessage("link alice", chatID: asker, chatType: "private", userID: asker)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        await harness.telegram.waitForDeliveries(1)
+        await harness.telegram.pushInlineQuery("", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        try await bot.shutDown(advancing: clock)
+
+        // A year ago first, as asked; then of 2, 3, 5 and 10 years ago, only the week with albums.
+        #expect(answer.summary == ["article:y1", "article:y3"])
+        #expect(answer.call.parameters["is_personal"] as? Bool == true)
+        await harness.stop()
+    }
+
+    @Test func aRateLimitedAskerGetsOneArticleSayingWhy() async throws {
+        let harness = try await BotHarness.start()
+        let clock = TestClock()
+        let limits = RateLimitGuard.Limits(user: .init(burst: 1, perMinute: 1))
+        let bot = RunningBot(try await harness.bot(clock: clock, rateLimits: limits))
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        _ = await answers(1, harness, advancing: clock)
+        await harness.telegram.pushInlineQuery("alice 2", userID: asker)
+        let answer = try #require(await answers(2, harness, advancing: clock).last)
+        try await bot.shutDown(advancing: clock)
+
+        #expect(answer.summary == ["article:refusal"])
+        let text = (answer.results.first?["input_message_content"] as? [String: Any])?["message_text"] as? String
+        #expect(text?.hasPrefix("Slow down") == true)
+        #expect(await harness.lastFM.count("user.getweeklyalbumchart") == 1)
+        await harness.stop()
+    }
+
+    @Test func anInvalidNameCostsNoLastFMCall() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.pushInlineQuery("not/a/name 3", userID: asker)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        try await bot.shutDown(advancing: clock)
+
+        #expect(answer.summary == ["article:refusal"])
+        #expect(await harness.lastFM.count() == 0)
+        await harness.stop()
+    }
+
+    @Test func theFakeRefusesAnswersTelegramWouldRefuse() async throws {
+        let fake = FakeTelegram()
+        let client = HTTPTelegramClient(transport: CurlTransport(), baseURL: try await fake.start(), token: Secret(fake.token))
+        func article(_ id: String, _ html: String = "<b>ok</b>") -> InlineQueryResult {
+            .article(id: id, title: "t", description: nil, html: html)
+        }
+        let refused: [[InlineQueryResult]] = [
+            (0...50).map { article("r\($0)") },
+            [article("same"), article("same")],
+            [article(String(repeating: "x", count: 65))],
+            [article("bad", "<b>unclosed")],
+            [.cachedPhoto(id: "p", fileID: "never-uploaded", title: "t", captionHTML: "c")],
+        ]
+        for results in refused {
+            let id = await fake.pushInlineQuery("alice")
+            await #expect(throws: TelegramError.self) {
+                _ = try await client.send(.answerInlineQuery(id: id, results: results, cacheTime: 0, isPersonal: false))
+            }
+        }
+        let id = await fake.pushInlineQuery("alice")
+        let badButton = InlineQueryResultsButton(text: "Link", startParameter: "no spaces allowed")
+        await #expect(throws: TelegramError.self) {
+            _ = try await client.send(.answerInlineQuery(id: id, results: [], cacheTime: 0, isPersonal: true, button: badButton))
+        }
+        let good = await fake.pushInlineQuery("alice")
+        _ = try await client.send(.answerInlineQuery(id: good, results: (0..<50).map { article("r\($0)") }, cacheTime: 0, isPersonal: false))
+        // Each query takes one answer.
+        await #expect(throws: TelegramError.self) {
+            _ = try await client.send(.answerInlineQuery(id: good, results: [], cacheTime: 0, isPersonal: false))
+        }
+        #expect(await fake.inlineAnswers.count == 1)
+        await fake.stop()
+    }
+}
