@@ -16,20 +16,29 @@ public struct InlineQuery: Codable, Sendable, Equatable {
 /// One result offered under an inline query.
 public enum InlineQueryResult: Sendable, Equatable {
     /// Text sent as HTML when chosen.
-    case article(id: String, title: String, description: String?, html: String)
+    case article(id: String, title: String, description: String?, html: String, keyboard: InlineKeyboard? = nil)
     /// A picture Telegram already has (by `file_id`), sent with an HTML caption when chosen:
     /// an inline result can show no picture that was never uploaded.
-    case cachedPhoto(id: String, fileID: String, title: String, captionHTML: String)
+    case cachedPhoto(id: String, fileID: String, title: String, captionHTML: String, keyboard: InlineKeyboard? = nil)
 
     public var id: String {
         switch self {
-        case .article(let id, _, _, _), .cachedPhoto(let id, _, _, _): id
+        case .article(let id, _, _, _, _), .cachedPhoto(let id, _, _, _, _): id
         }
     }
 
     var json: JSONValue {
+        guard case .object(var object) = content else { return content }
         switch self {
-        case let .article(id, title, description, html):
+        case .article(_, _, _, _, let keyboard?), .cachedPhoto(_, _, _, _, let keyboard?): object["reply_markup"] = keyboard.json
+        default: break
+        }
+        return .object(object)
+    }
+
+    private var content: JSONValue {
+        switch self {
+        case let .article(id, title, description, html, _):
             var object: [String: JSONValue] = [
                 "type": .string("article"), "id": .string(id), "title": .string(title),
                 "input_message_content": .object([
@@ -39,7 +48,7 @@ public enum InlineQueryResult: Sendable, Equatable {
             ]
             if let description { object["description"] = .string(description) }
             return .object(object)
-        case let .cachedPhoto(id, fileID, title, captionHTML):
+        case let .cachedPhoto(id, fileID, title, captionHTML, _):
             return .object([
                 "type": .string("photo"), "id": .string(id), "photo_file_id": .string(fileID), "title": .string(title),
                 "caption": .string(captionHTML), "parse_mode": .string("HTML"),
@@ -62,6 +71,38 @@ public struct InlineQueryResultsButton: Sendable, Equatable {
 }
 
 extension TelegramRequest where Response == TelegramOK {
+    /// Replaces the text (and keyboard) of a message sent in inline mode.
+    public static func editInlineMessageText(_ inlineMessageID: String, html: String, keyboard: InlineKeyboard? = nil) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = [
+            "inline_message_id": .string(inlineMessageID), "text": .string(html), "parse_mode": .string("HTML"),
+            "link_preview_options": .object(["is_disabled": .bool(true)]),
+        ]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageText", parameters: parameters)
+    }
+
+    /// Replaces the photo and caption of a message sent in inline mode: only by `file_id`,
+    /// since Telegram takes no upload into an inline message.
+    public static func editInlineMessagePhoto(
+        _ inlineMessageID: String, fileID: String, captionHTML: String, keyboard: InlineKeyboard? = nil
+    ) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = [
+            "inline_message_id": .string(inlineMessageID),
+            "media": .object(["type": .string("photo"), "media": .string(fileID), "caption": .string(captionHTML), "parse_mode": .string("HTML")]),
+        ]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageMedia", parameters: parameters)
+    }
+
+    /// Replaces the caption (and keyboard) of a photo sent in inline mode.
+    public static func editInlineMessageCaption(_ inlineMessageID: String, captionHTML: String, keyboard: InlineKeyboard? = nil) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = [
+            "inline_message_id": .string(inlineMessageID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
+        ]
+        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        return .init(method: "editMessageCaption", parameters: parameters)
+    }
+
     /// Answers an inline query with at most 50 results.
     ///
     /// - Parameters:

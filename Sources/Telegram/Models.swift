@@ -183,16 +183,19 @@ public struct CallbackQuery: Codable, Sendable, Equatable {
     public var from: User
     /// The message the button was on; missing when it is too old to be accessible.
     public var message: Message?
+    /// Set instead of `message` for a button on a message sent in inline mode.
+    public var inlineMessageID: String?
     public var data: String?
 
-    public init(id: String, from: User, message: Message? = nil, data: String? = nil) {
+    public init(id: String, from: User, message: Message? = nil, inlineMessageID: String? = nil, data: String? = nil) {
         self.id = id
         self.from = from
         self.message = message
+        self.inlineMessageID = inlineMessageID
         self.data = data
     }
 
-    enum CodingKeys: String, CodingKey { case id, from, message, data }
+    enum CodingKeys: String, CodingKey { case id, from, message, inlineMessageID = "inline_message_id", data }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -200,6 +203,7 @@ public struct CallbackQuery: Codable, Sendable, Equatable {
         from = try c.decode(User.self, forKey: .from)
         // An inaccessible message has `date: 0` and no text (see `Message.isInaccessible`).
         message = try? c.decodeIfPresent(Message.self, forKey: .message)
+        inlineMessageID = try? c.decodeIfPresent(String.self, forKey: .inlineMessageID)
         data = try c.decodeIfPresent(String.self, forKey: .data)
     }
 }

@@ -134,6 +134,41 @@ import TestLogging
         await harness.stop()
     }
 
+    /// A result's ◀ ▶ buttons, pressed after it was sent: the inline message is edited to
+    /// that year, text as text and a photo by its caption.
+    @Test(arguments: [false, true]) func aPressOnAnInlineMessageEditsIt(photo: Bool) async throws {
+        let harness = try await BotHarness.start()
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        if photo {
+            await harness.lastFM.setDefaultCover(.generated)
+            await harness.telegram.pushMessage("/tb alice 3", chatID: -7001, userID: 300)
+            await harness.telegram.waitForCalls("sendPhoto")
+        }
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        let sent = await harness.telegram.choose(answer, result: 0)
+        let before = try #require(await harness.telegram.inlineMessages[sent])
+        let back = try #require(before.buttons.first)
+        #expect(back.hasSuffix("|alice"))
+        let years = try #require(Int(back.split(separator: "|")[1]))
+        await harness.telegram.pushInlineCallback(data: back, inlineMessageID: sent, userID: 8)
+        await harness.telegram.waitForCalls("answerCallbackQuery")
+        while await harness.telegram.inlineEdits.isEmpty {
+            await clock.waitForSleeper(limit: .milliseconds(10))
+            await clock.advance(by: .seconds(1))
+        }
+        try await bot.shutDown(advancing: clock)
+
+        let after = try #require(await harness.telegram.inlineMessages[sent])
+        #expect(after.photo == before.photo)
+        let expected = try await harness.engine().throwback(user: "alice", yearsAgo: years)
+        let formatter = photo ? CollagePhotos.captionFormatter : ChartFormatter.telegram
+        #expect(after.text == formatter.format(expected))
+        #expect(await harness.telegram.inlineEdits.map(\.method) == [photo ? "editMessageCaption" : "editMessageText"])
+        await harness.stop()
+    }
+
     @Test func theFakeRefusesAnswersTelegramWouldRefuse() async throws {
         let fake = FakeTelegram()
         let client = HTTPTelegramClient(transport: CurlTransport(), baseURL: try await fake.start(), token: Secret(fake.token))

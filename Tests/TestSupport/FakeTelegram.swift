@@ -116,6 +116,17 @@ public actor FakeTelegram {
     public private(set) var uploadedPhotos: [Data] = []
     /// Inline answers that Telegram took.
     public private(set) var inlineAnswers: [InlineAnswer] = []
+    /// Messages sent in inline mode, by inline_message_id, as they read now.
+    public private(set) var inlineMessages: [String: InlineMessage] = [:]
+    /// Edits of inline messages that Telegram took.
+    public private(set) var inlineEdits: [Call] = []
+
+    /// A message sent in inline mode: its text or caption, its photo's file_id, its buttons.
+    public struct InlineMessage: Sendable, Equatable {
+        public var text: String
+        public var photo: String?
+        public var buttons: [String]
+    }
 
     /// An answer to an inline query, as Telegram took it.
     public struct InlineAnswer: Sendable {
@@ -544,6 +555,7 @@ public actor FakeTelegram {
     /// Every call that posts or edits a message, text or photo, checked as Telegram checks them.
     private func post(_ call: Call) -> FakeResponse {
         let method = call.method
+        if let inlineID = call.parameters["inline_message_id"] as? String { return editInline(call, inlineID) }
         guard let chat = call.chatID else { return refuse(method, 400, "Bad Request: chat_id is empty") }
         switch gone[chat] {
         case .blocked?: return refuse(method, 403, "Forbidden: bot was kicked from the group chat")
@@ -717,6 +729,78 @@ public actor FakeTelegram {
         }
         recentSends.append(now)
         return nil
+    }
+
+    /// Someone picks result `index` of an inline answer: it is sent, as an inline message
+    /// (text, or the photo by its file_id, with the result's keyboard); returns its id.
+    public func choose(_ answer: InlineAnswer, result index: Int) -> String {
+        let result = answer.results[index]
+        let id = "im\(inlineMessages.count + 1)"
+        let markup = result["reply_markup"] as? [String: Any]
+        let buttons = (markup?["inline_keyboard"] as? [[[String: Any]]] ?? []).flatMap { $0 }.compactMap { $0["callback_data"] as? String }
+        if let fileID = result["photo_file_id"] as? String {
+            inlineMessages[id] = InlineMessage(text: result["caption"] as? String ?? "", photo: photoIDs[fileID], buttons: buttons)
+        } else {
+            let content = result["input_message_content"] as? [String: Any]
+            inlineMessages[id] = InlineMessage(text: content?["message_text"] as? String ?? "", photo: nil, buttons: buttons)
+        }
+        return id
+    }
+
+    /// Queues a press of a button on an inline message: Telegram sends its id, and no message.
+    @discardableResult
+    public func pushInlineCallback(data: String, inlineMessageID: String, userID: Int64 = 7) -> Int64 {
+        let queryID = "q\(nextQueryID)"
+        nextQueryID += 1
+        openQueries.insert(queryID)
+        return push(["callback_query": [
+            "id": queryID, "data": data, "chat_instance": "ci", "inline_message_id": inlineMessageID,
+            "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
+        ]])
+    }
+
+    /// An edit of an inline message, checked as Telegram checks it: no upload, the right kind
+    /// of message, and a change.
+    private func editInline(_ call: Call, _ id: String) -> FakeResponse {
+        let method = call.method
+        guard var message = inlineMessages[id] else { return refuse(method, 400, "Bad Request: MESSAGE_ID_INVALID") }
+        guard call.files.isEmpty else { return refuse(method, 400, "Bad Request: can't upload a file to an inline message; send one by file_id") }
+        let html: String
+        var photo = message.photo
+        switch method {
+        case "editMessageText":
+            guard message.photo == nil else { return refuse(method, 400, "Bad Request: there is no text in the message to edit") }
+            html = call.text ?? ""
+            if let problem = TelegramHTML.problem(in: html) { return refuse(method, 400, "Bad Request: \(problem)") }
+        case "editMessageCaption", "editMessageMedia":
+            guard message.photo != nil else { return refuse(method, 400, "Bad Request: there is no caption in the message to edit") }
+            do throws(BadRequest) {
+                if method == "editMessageMedia" {
+                    let media = call.parameters["media"] as? [String: Any] ?? [:]
+                    guard let reference = media["media"] as? String, !reference.hasPrefix("attach://") else {
+                        throw BadRequest(description: "can't upload a file to an inline message; send one by file_id")
+                    }
+                    guard case .existing(let fileID) = try resolvePhoto(reference, files: [:]) else { throw BadRequest(description: "wrong file identifier") }
+                    photo = fileID
+                    html = try checkedCaption(media["caption"])
+                } else {
+                    html = try checkedCaption(call.parameters["caption"])
+                }
+            } catch {
+                return refuse(method, 400, "Bad Request: \(error.description)")
+            }
+        default:
+            return refuse(method, 400, "Bad Request: method not supported for inline messages")
+        }
+        let markup = call.parameters["reply_markup"] as? [String: Any]
+        let buttons = (markup?["inline_keyboard"] as? [[[String: Any]]] ?? []).flatMap { $0 }.compactMap { $0["callback_data"] as? String }
+        guard html != message.text || photo != message.photo || buttons != message.buttons else {
+            return refuse(method, 400, "Bad Request: message is not modified")
+        }
+        message = InlineMessage(text: html, photo: photo, buttons: buttons)
+        inlineMessages[id] = message
+        inlineEdits.append(call)
+        return ok(true)
     }
 
     /// Checks an inline answer as Telegram does, and keeps it.

@@ -159,8 +159,11 @@ public struct ChatUpdateHandler: Sendable {
             await press(query, admission, arrival: arrival, logger: logger)
         case .inline(let query):
             logger[metadataKey: "command"] = "inline"
-            await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: logger)
-            await commit(arrival.update, logger: logger)
+            let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: logger)
+            await commit(arrival.update, logger: logger) { transaction in
+                try transaction.saveButtonNames(buttons)
+                return []
+            }
         }
     }
 
@@ -216,8 +219,9 @@ public struct ChatUpdateHandler: Sendable {
         )
     }
 
-    /// Handles a ◀ / ▶ press. The press is answered before any Last.fm call, so the client's
-    /// spinner stops at once; a refusal shows as a toast, later trouble as a log line.
+    /// Handles a ◀ / ▶ press, on a chat message or on one sent in inline mode. The press is
+    /// answered before any Last.fm call, so the client's spinner stops at once; a refusal
+    /// shows as a toast, later trouble as a log line.
     private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, logger: Logger) async {
         let deadline = arrival.arrivedAt + Self.pressDeadline
         guard case .admitted = admission else {
@@ -232,12 +236,15 @@ public struct ChatUpdateHandler: Sendable {
             await commit(arrival.update, logger: logger)
             return
         }
-        guard let message = query.message, !message.isInaccessible else {
+        let message = query.message.flatMap { $0.isInaccessible ? nil : $0 }
+        guard message != nil || query.inlineMessageID != nil else {
             await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, logger: logger)
             await commit(arrival.update, logger: logger)
             return
         }
-        var invocation = CommandInvocation(chatID: message.chat.id, isPrivateChat: message.chat.isPrivate, userID: query.from.id)
+        // An inline message is in a chat the bot may not know: the presser's settings apply.
+        let chat = message?.chat.id ?? query.from.id
+        var invocation = CommandInvocation(chatID: chat, isPrivateChat: message?.chat.isPrivate ?? true, userID: query.from.id)
         invocation.lastFMUser = target.user
         invocation.yearsAgo = target.yearsAgo
         if case .failure(let refusal) = await router.authorize(throwback, invocation) {
@@ -246,11 +253,20 @@ public struct ChatUpdateHandler: Sendable {
             return
         }
         await acknowledge(query, nil, by: deadline, logger: logger)
-        let minimum = (try? await store.settings(for: message.chat.id).minimumPlayCount) ?? 1
+        let minimum = (try? await store.settings(for: chat).minimumPlayCount) ?? 1
         let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
         guard case .throwback = reply else {
             logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
             await commit(arrival.update, logger: logger)
+            return
+        }
+        guard let message else {
+            let buttons = YearNavigation.buttons(for: reply)
+            await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: logger)
+            await commit(arrival.update, logger: logger) { transaction in
+                try transaction.saveButtonNames(buttons)
+                return []
+            }
             return
         }
         let (edit, buttons) = await edit(message, to: reply)

@@ -13,6 +13,7 @@ import Telegram
 /// Results: the asked throwback, and for a query without years also the same user 2, 3, 5
 /// and 10 years ago where those weeks have albums. A week whose collage was uploaded before
 /// is offered as that photo with the chart as its caption, any other as the chart in text.
+/// Each carries the ◀ ▶ buttons of a chat reply; a press edits the message it was sent as.
 public struct InlineThrowbacks: Sendable {
     /// How long a keystroke waits for the next before it is answered.
     public static let pause = Duration.milliseconds(300)
@@ -54,17 +55,20 @@ public struct InlineThrowbacks: Sendable {
     }
 
     /// Answers `query` once the pause after its arrival has passed, unless its asker typed on.
-    func answer(_ query: InlineQuery, arrivedAt: Duration, logger: Logger) async {
+    /// Returns the names its buttons stand for, to keep with the handled update.
+    func answer(_ query: InlineQuery, arrivedAt: Duration, logger: Logger) async -> YearNavigation.Buttons {
         try? await clock.sleep(arrivedAt + Self.pause - clock.elapsed())
         guard !Task.isCancelled, latest.value(forKey: query.from.id) == query.id else {
-            return count("superseded")
+            count("superseded")
+            return YearNavigation.Buttons()
         }
         latest.removeValue(forKey: query.from.id)
-        let (outcome, answer) = await self.answer(to: query)
+        let (outcome, answer, buttons) = await self.answer(to: query)
         let patience = arrivedAt + Self.deadline - clock.elapsed()
         guard patience > .zero else {
             logger.notice("an inline query waited too long to be answered")
-            return count("late")
+            count("late")
+            return YearNavigation.Buttons()
         }
         do {
             _ = try await telegram.send(answer.patient(for: patience))
@@ -73,14 +77,37 @@ public struct InlineThrowbacks: Sendable {
             logger.notice("could not answer an inline query", metadata: ["error": "\(error)"])
             count("failed")
         }
+        return buttons
     }
 
-    /// The answer, and how it is counted.
-    private func answer(to query: InlineQuery) async -> (String, TelegramRequest<TelegramOK>) {
+    /// Shows `reply` in a message sent in inline mode, after a ◀ ▶ press on it. Telegram does
+    /// not say whether that message is text or a photo: text is tried first.
+    func edit(_ inlineMessageID: String, to reply: BotReply, keyboard: InlineKeyboard?, logger: Logger) async {
+        do {
+            do {
+                _ = try await telegram.send(TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram) ?? "", keyboard: keyboard))
+            } catch TelegramError.badRequest(let description) where description.contains("no text in the message") {
+                // A photo: a new picture where that week's was uploaded before, else the caption alone.
+                let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
+                if case .throwback(.chart(let summary)) = reply, let fileID = await photos?.uploadedFileID(for: summary) {
+                    _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
+                } else {
+                    _ = try await telegram.send(TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard))
+                }
+            }
+        } catch TelegramError.badRequest(let description) where description.contains("not modified") {
+            // Pressed twice: it shows that year already.
+        } catch {
+            logger.notice("could not edit an inline message", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The answer, how it is counted, and the names its buttons stand for.
+    private func answer(to query: InlineQuery) async -> (String, TelegramRequest<TelegramOK>, YearNavigation.Buttons) {
         let asker = query.from.id
-        func refusal(_ text: String, _ outcome: String) -> (String, TelegramRequest<TelegramOK>) {
+        func refusal(_ text: String, _ outcome: String) -> (String, TelegramRequest<TelegramOK>, YearNavigation.Buttons) {
             let result = InlineQueryResult.article(id: "refusal", title: "No throwback", description: String(text.prefix(120)), html: TelegramHTML.escape(text))
-            return (outcome, .answerInlineQuery(id: query.id, results: [result], cacheTime: 0, isPersonal: true))
+            return (outcome, .answerInlineQuery(id: query.id, results: [result], cacheTime: 0, isPersonal: true), YearNavigation.Buttons())
         }
         var invocation = CommandInvocation(chatID: asker, isPrivateChat: true, userID: asker)
         if case .refused(let reply) = await router.admit(invocation) {
@@ -94,7 +121,7 @@ public struct InlineThrowbacks: Sendable {
         }
         if parsed.lastFMUser == nil, (try? await store.linkedName(of: asker)) == nil {
             let button = InlineQueryResultsButton(text: "Link your Last.fm account", startParameter: HelpCommand.linkStart)
-            return ("not_linked", .answerInlineQuery(id: query.id, results: [], cacheTime: 0, isPersonal: true, button: button))
+            return ("not_linked", .answerInlineQuery(id: query.id, results: [], cacheTime: 0, isPersonal: true, button: button), YearNavigation.Buttons())
         }
         let allowed: CommandInvocation
         switch await router.authorize(throwback, parsed) {
@@ -110,28 +137,33 @@ public struct InlineThrowbacks: Sendable {
             let article = InlineQueryResult.article(
                 id: "asked", title: "No throwback", description: String(plain.prefix(120)), html: reply.rendered(with: .telegram) ?? TelegramHTML.escape(plain)
             )
-            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: personal))
+            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: personal), YearNavigation.Buttons())
         }
-        var results = [await result(for: summary)]
+        var buttons = YearNavigation.Buttons()
+        var results = [await result(for: summary, buttons: &buttons)]
         let namesYears = invocation.arguments.last.flatMap(CommandParser.years) != nil
         if !namesYears {
             for years in Self.moreYears where years != summary.yearsAgo {
                 let more = await throwback.throwback(user: summary.user, yearsAgo: years, minimumPlayCount: summary.minimumPlayCount)
-                if case .throwback(.chart(let other)) = more, !other.albums.isEmpty { results.append(await result(for: other)) }
+                if case .throwback(.chart(let other)) = more, !other.albums.isEmpty { results.append(await result(for: other, buttons: &buttons)) }
             }
         }
-        return ("answered", .answerInlineQuery(id: query.id, results: results, cacheTime: cacheTime, isPersonal: personal))
+        return ("answered", .answerInlineQuery(id: query.id, results: results, cacheTime: cacheTime, isPersonal: personal), buttons)
     }
 
-    /// A chart as a result: its uploaded collage where there is one, else text.
-    private func result(for summary: ChartSummary) async -> InlineQueryResult {
+    /// A chart as a result: its uploaded collage where there is one, else text; with the ◀ ▶
+    /// buttons of a chat reply, whose names join `buttons`.
+    private func result(for summary: ChartSummary, buttons: inout YearNavigation.Buttons) async -> InlineQueryResult {
+        let navigation = YearNavigation.buttons(for: .throwback(.chart(summary)))
+        buttons.names += navigation.names
+        let keyboard = navigation.keyboard
         let id = "y\(summary.yearsAgo)"
         let title = "\(summary.user), \(summary.yearsAgo) year\(summary.yearsAgo == 1 ? "" : "s") ago"
         if let fileID = await photos?.uploadedFileID(for: summary) {
-            return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: CollagePhotos.captionFormatter.format(summary))
+            return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: CollagePhotos.captionFormatter.format(summary), keyboard: keyboard)
         }
         let top = summary.albums.first.map { "\($0.artist) – \($0.name)" }
-        return .article(id: id, title: title, description: top, html: ChartFormatter.telegram.format(summary))
+        return .article(id: id, title: title, description: top, html: ChartFormatter.telegram.format(summary), keyboard: keyboard)
     }
 
     private func count(_ outcome: String) {
