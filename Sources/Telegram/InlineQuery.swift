@@ -13,6 +13,27 @@ public struct InlineQuery: Codable, Sendable, Equatable {
     }
 }
 
+/// A result of an inline query that someone sent. Telegram reports these only when the bot's
+/// inline feedback is on (BotFather's `/setinlinefeedback`).
+public struct ChosenInlineResult: Codable, Sendable, Equatable {
+    public var resultID: String
+    public var from: User
+    public var query: String
+    /// The message it became; only when the result carries an inline keyboard.
+    public var inlineMessageID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case resultID = "result_id", from, query, inlineMessageID = "inline_message_id"
+    }
+
+    public init(resultID: String, from: User, query: String, inlineMessageID: String? = nil) {
+        self.resultID = resultID
+        self.from = from
+        self.query = query
+        self.inlineMessageID = inlineMessageID
+    }
+}
+
 /// One result offered under an inline query.
 public enum InlineQueryResult: Sendable, Equatable {
     /// Text sent as HTML when chosen.

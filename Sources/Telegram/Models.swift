@@ -9,16 +9,18 @@ public struct Update: Codable, Sendable, Equatable {
     public var channelPost: Message?
     public var callbackQuery: CallbackQuery?
     public var inlineQuery: InlineQuery?
+    public var chosenInlineResult: ChosenInlineResult?
 
     enum CodingKeys: String, CodingKey {
         case updateID = "update_id", message, editedMessage = "edited_message", channelPost = "channel_post"
-        case callbackQuery = "callback_query", inlineQuery = "inline_query"
+        case callbackQuery = "callback_query", inlineQuery = "inline_query", chosenInlineResult = "chosen_inline_result"
     }
 
     public init(
         updateID: Int64, message: Message? = nil, editedMessage: Message? = nil, channelPost: Message? = nil,
-        callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil
+        callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil, chosenInlineResult: ChosenInlineResult? = nil
     ) {
+        self.chosenInlineResult = chosenInlineResult
         self.updateID = updateID
         self.message = message
         self.editedMessage = editedMessage
@@ -42,6 +44,7 @@ public struct Update: Codable, Sendable, Equatable {
         if let editedMessage { return "e:\(editedMessage.chat.id):\(editedMessage.messageID)" }
         if let channelPost { return "p:\(channelPost.chat.id):\(channelPost.messageID)" }
         if let inlineQuery { return "i:\(inlineQuery.id)" }
+        if let chosen = chosenInlineResult { return "r:\(chosen.inlineMessageID ?? "\(chosen.from.id):\(chosen.resultID)")" }
         return nil
     }
 }

@@ -20,7 +20,7 @@ struct VinylogueLoad: AsyncParsableCommand {
             Progress goes to stderr, results to stdout. On a shared machine absolute figures are noisy: \
             compare two builds in one run (--compare) and report the ratio.
             """,
-        subcommands: [Throwbacks.self, Weekly.self, PiecesCommand.self]
+        subcommands: [Throwbacks.self, Weekly.self, Inline.self, PiecesCommand.self]
     )
 }
 
@@ -108,6 +108,32 @@ struct Throwbacks: AsyncParsableCommand {
         let current = try await binary.resolve(builds)
         let result = try await ThrowbackLoad(binary: current, updates: updates, warmUp: warm, covers: covers, environment: environment, progress: { log($0) }).run()
         print("throwbacks: \(updates) requests after \(warm) to warm up, \(covers ? "collage" : "text") replies, \(builds.relative(current))")
+        print(Report.lines(result.rows))
+        if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
+    }
+}
+
+/// `vinylogue-load inline`: people typing an inline query letter by letter.
+struct Inline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time `vinylogue-bot run` answering inline queries typed letter by letter by many people at once."
+    )
+
+    @Option(name: .customShort("n"), help: "People typing at once.")
+    var users = 200
+
+    @OptionGroup var binary: BinaryOption
+
+    func validate() throws {
+        guard (1...5000).contains(users) else { throw ValidationError("-n must be between 1 and 5000.") }
+    }
+
+    func run() async throws {
+        let builds = try Builds.findRoot()
+        let current = try await binary.resolve(builds)
+        log("\(users) people typing “\(InlineLoad.typed)”…")
+        let result = try await InlineLoad(binary: current, users: users).run()
+        print("inline: \(users) people typing at once, \(builds.relative(current))")
         print(Report.lines(result.rows))
         if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
     }

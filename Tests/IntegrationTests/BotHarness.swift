@@ -87,12 +87,14 @@ struct BotHarness {
         weeklyMessageLength: Int = 4096,
         metrics: BotMetrics = .none,
         collageRenderer: any CollageRendering = CollageRenderer(),
-        telegramURL: URL? = nil
+        telegramURL: URL? = nil,
+        inlineCollageChat: Int64? = nil
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
         var configuration = configuration(admins: admins, rateLimits: rateLimits)
         if let telegramURL { configuration.telegramAPIURL = telegramURL }
+        configuration.inlineCollageChatID = inlineCollageChat
         let assembly = BotAssembly(
             configuration: configuration, lastFMTransport: transport,
             lastFMKey: Secret(Self.lastFMKey),

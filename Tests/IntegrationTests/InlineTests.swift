@@ -45,7 +45,7 @@ import TestLogging
         #expect(await harness.telegram.inlineAnswers.count == 1)
         let answer = try #require(answered.first)
         #expect(answer.queryID == last)
-        #expect(answer.summary == ["article:y3"])
+        #expect(answer.summary == ["article:tb|3|alice"])
         let text = (answer.results.first?["input_message_content"] as? [String: Any])?["message_text"] as? String
         #expect(text == (try await harness.expectedReply("alice", years: 3)))
         await harness.stop()
@@ -63,7 +63,7 @@ import TestLogging
         let answer = try #require(await answers(1, harness, advancing: clock).first)
         try await bot.shutDown(advancing: clock)
 
-        #expect(answer.summary == ["photo:y3"])
+        #expect(answer.summary == ["photo:tb|3|alice"])
         let result = try #require(answer.results.first)
         #expect(result["caption"] as? String == uploaded.caption)
         #expect(await harness.telegram.uploadedPhotos.count == 1)
@@ -98,7 +98,7 @@ import TestLogging
         try await bot.shutDown(advancing: clock)
 
         // A year ago first, as asked; then of 2, 3, 5 and 10 years ago, only the week with albums.
-        #expect(answer.summary == ["article:y1", "article:y3"])
+        #expect(answer.summary == ["article:tb|1|alice", "article:tb|3|alice"])
         #expect(answer.call.parameters["is_personal"] as? Bool == true)
         await harness.stop()
     }
@@ -166,6 +166,39 @@ import TestLogging
         let formatter = photo ? CollagePhotos.captionFormatter : ChartFormatter.telegram
         #expect(after.text == formatter.format(expected))
         #expect(await harness.telegram.inlineEdits.map(\.method) == [photo ? "editMessageCaption" : "editMessageText"])
+        await harness.stop()
+    }
+
+    /// With inline feedback on and a collage chat set, a result sent as text becomes its
+    /// week's collage: drawn, uploaded to that chat, and put into the message by file_id.
+    @Test func aResultSentAsTextGetsItsCollageUploadedToTheCollageChat() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let storage: Int64 = -1_009_000
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        #expect(answer.summary == ["article:tb|3|alice"])
+        let sent = await harness.telegram.choose(answer, result: 0)
+        let buttons = try #require(await harness.telegram.inlineMessages[sent]?.buttons)
+        await harness.telegram.waitForCalls("editMessageMedia")
+        await harness.telegram.pushInlineQuery("alice 3", userID: 8)
+        let again = try #require(await answers(2, harness, advancing: clock).last)
+        try await bot.shutDown(advancing: clock)
+
+        let upload = try #require(await harness.telegram.delivered.first)
+        #expect(upload.method == "sendPhoto")
+        #expect(upload.chatID == storage)
+        let message = try #require(await harness.telegram.inlineMessages[sent])
+        #expect(message.photo != nil)
+        #expect(message.text == upload.caption)
+        // The ◀ ▶ buttons stay.
+        #expect(!buttons.isEmpty)
+        #expect(message.buttons == buttons)
+        // Uploaded once: the next person gets it as a photo at once.
+        #expect(again.summary == ["photo:tb|3|alice"])
+        #expect(await harness.telegram.uploadedPhotos.count == 1)
         await harness.stop()
     }
 

@@ -194,6 +194,8 @@ public actor FakeTelegram {
     private var openQueries: Set<String> = []
     /// Inline queries not answered yet: each takes one answer.
     private var openInlineQueries: Set<String> = []
+    /// Who asked each inline query, and its text, for the chosen result that may follow.
+    private var inlineQueries: [String: (from: [String: Any], text: String)] = [:]
     private var forumTopics: [Int64: Set<Int64>] = [:]
     private var gone: [Int64: Gone] = [:]
     private var elapsed: @Sendable () -> Duration
@@ -342,10 +344,9 @@ public actor FakeTelegram {
         let queryID = "i\(nextQueryID)"
         nextQueryID += 1
         openInlineQueries.insert(queryID)
-        push(["inline_query": [
-            "id": queryID, "query": text, "offset": "", "chat_type": "sender",
-            "from": ["id": userID, "is_bot": false, "first_name": "User \(userID)"],
-        ]])
+        let from: [String: Any] = ["id": userID, "is_bot": false, "first_name": "User \(userID)"]
+        inlineQueries[queryID] = (from, text)
+        push(["inline_query": ["id": queryID, "query": text, "offset": "", "chat_type": "sender", "from": from]])
         return queryID
     }
 
@@ -731,8 +732,13 @@ public actor FakeTelegram {
         return nil
     }
 
+    /// Whether the bot's inline feedback is on (BotFather's `/setinlinefeedback`): then a
+    /// chosen result is reported to the bot.
+    public var inlineFeedback = true
+
     /// Someone picks result `index` of an inline answer: it is sent, as an inline message
-    /// (text, or the photo by its file_id, with the result's keyboard); returns its id.
+    /// (text, or the photo by its file_id, with the result's keyboard); returns its id. With
+    /// feedback on, the bot hears of it, with the message's id where the result has buttons.
     public func choose(_ answer: InlineAnswer, result index: Int) -> String {
         let result = answer.results[index]
         let id = "im\(inlineMessages.count + 1)"
@@ -743,6 +749,11 @@ public actor FakeTelegram {
         } else {
             let content = result["input_message_content"] as? [String: Any]
             inlineMessages[id] = InlineMessage(text: content?["message_text"] as? String ?? "", photo: nil, buttons: buttons)
+        }
+        if inlineFeedback, let query = inlineQueries[answer.queryID] {
+            var chosen: [String: Any] = ["result_id": result["id"] as? String ?? "", "from": query.from, "query": query.text]
+            if !buttons.isEmpty { chosen["inline_message_id"] = id }
+            push(["chosen_inline_result": chosen])
         }
         return id
     }
@@ -773,7 +784,10 @@ public actor FakeTelegram {
             html = call.text ?? ""
             if let problem = TelegramHTML.problem(in: html) { return refuse(method, 400, "Bad Request: \(problem)") }
         case "editMessageCaption", "editMessageMedia":
-            guard message.photo != nil else { return refuse(method, 400, "Bad Request: there is no caption in the message to edit") }
+            // editMessageMedia may add a picture to a text message; a caption needs one.
+            guard message.photo != nil || method == "editMessageMedia" else {
+                return refuse(method, 400, "Bad Request: there is no caption in the message to edit")
+            }
             do throws(BadRequest) {
                 if method == "editMessageMedia" {
                     let media = call.parameters["media"] as? [String: Any] ?? [:]

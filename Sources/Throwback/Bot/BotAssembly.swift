@@ -226,7 +226,8 @@ public struct BotAssembly: Sendable {
         let weekly = WeeklyPostControls(
             calendar: calendar, changes: changes, posting: TelegramWeeklyPosting(poster: poster, now: options.now), now: options.now
         )
-        let settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
+        var settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
+        settings.inlineCollageChat = configuration.inlineCollageChatID
         let bot = BotService(
             telegram: calls, pollingClient: http,
             commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: calls, weekly: weekly),

@@ -16,13 +16,17 @@ public struct BotService: Service, CustomStringConvertible {
         public var maxConcurrentChats: Int
         public var shutdownGrace: Duration
         public var startupBackoff: RetryPolicy
+        /// `INLINE_COLLAGE_CHAT_ID`: where collages for inline results are uploaded.
+        public var inlineCollageChat: Int64?
 
         public init(
             poller: LongPoller.Configuration = .init(),
             maxConcurrentChats: Int = 16,
             shutdownGrace: Duration = .seconds(4),
-            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60))
+            startupBackoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60)),
+            inlineCollageChat: Int64? = nil
         ) {
+            self.inlineCollageChat = inlineCollageChat
             self.poller = poller
             self.maxConcurrentChats = maxConcurrentChats
             self.shutdownGrace = shutdownGrace
@@ -85,7 +89,7 @@ public struct BotService: Service, CustomStringConvertible {
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes, metrics: metrics,
-            now: now, clock: clock, logger: logger
+            inlineCollageChat: settings.inlineCollageChat, now: now, clock: clock, logger: logger
         )
         let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
         let leftovers = try await journal.unhandled()

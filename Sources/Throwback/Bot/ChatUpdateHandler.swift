@@ -40,6 +40,8 @@ public struct ChatUpdateHandler: Sendable {
             case press(CallbackQuery, CommandRouter.Admission)
             /// A keystroke of `@bot …` in some chat.
             case inline(InlineQuery)
+            /// An inline result that someone sent.
+            case chosen(ChosenInlineResult)
         }
     }
 
@@ -62,11 +64,12 @@ public struct ChatUpdateHandler: Sendable {
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
         store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
-        metrics: BotMetrics = .none, now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "bot")
+        metrics: BotMetrics = .none, inlineCollageChat: Int64? = nil, now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
     ) {
         self.inline = InlineThrowbacks(
-            router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, metrics: metrics, clock: clock
+            router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, collageChat: inlineCollageChat,
+            metrics: metrics, clock: clock
         )
         self.telegram = telegram
         self.photos = photos
@@ -120,6 +123,9 @@ public struct ChatUpdateHandler: Sendable {
             inline.arrived(query)
             return arrival(query.from.id, .inline(query))
         }
+        if let chosen = update.chosenInlineResult {
+            return arrival(chosen.from.id, .chosen(chosen))
+        }
         return arrival(update.chatID, .ignored)
     }
 
@@ -157,6 +163,10 @@ public struct ChatUpdateHandler: Sendable {
         case let .press(query, admission):
             logger[metadataKey: "command"] = "\(throwback.spec.name)"
             await press(query, admission, arrival: arrival, logger: logger)
+        case .chosen(let chosen):
+            logger[metadataKey: "command"] = "inline"
+            await inline.sent(chosen, logger: logger)
+            await commit(arrival.update, logger: logger)
         case .inline(let query):
             logger[metadataKey: "command"] = "inline"
             let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: logger)

@@ -14,6 +14,8 @@ import Telegram
 /// and 10 years ago where those weeks have albums. A week whose collage was uploaded before
 /// is offered as that photo with the chart as its caption, any other as the chart in text.
 /// Each carries the ◀ ▶ buttons of a chat reply; a press edits the message it was sent as.
+/// With inline feedback on and `INLINE_COLLAGE_CHAT_ID` set, a result sent as text gets its
+/// week's collage once drawn: uploaded to that chat, then put into the message by `file_id`.
 public struct InlineThrowbacks: Sendable {
     /// How long a keystroke waits for the next before it is answered.
     public static let pause = Duration.milliseconds(300)
@@ -31,6 +33,8 @@ public struct InlineThrowbacks: Sendable {
     private let store: BotStore
     private let photos: CollagePhotos?
     private let telegram: any TelegramClient
+    /// Where collages are uploaded for inline messages, which take no upload themselves.
+    private let collageChat: Int64?
     private let metrics: BotMetrics
     private let clock: ElapsedClock
     /// Each asker's latest query id: a query is answered only while it is its asker's latest.
@@ -38,8 +42,9 @@ public struct InlineThrowbacks: Sendable {
 
     public init(
         router: CommandRouter, throwback: ThrowbackCommand, store: BotStore, photos: CollagePhotos?, telegram: any TelegramClient,
-        metrics: BotMetrics = .none, clock: any Clock<Duration> = ContinuousClock()
+        collageChat: Int64? = nil, metrics: BotMetrics = .none, clock: any Clock<Duration> = ContinuousClock()
     ) {
+        self.collageChat = collageChat
         self.router = router
         self.throwback = throwback
         self.store = store
@@ -80,26 +85,65 @@ public struct InlineThrowbacks: Sendable {
         return buttons
     }
 
-    /// Shows `reply` in a message sent in inline mode, after a ◀ ▶ press on it. Telegram does
-    /// not say whether that message is text or a photo: text is tried first.
-    func edit(_ inlineMessageID: String, to reply: BotReply, keyboard: InlineKeyboard?, logger: Logger) async {
+    /// A result was sent. One sent as text for want of an uploaded collage gets the collage
+    /// now: drawn, uploaded to the collage chat, and put into the message by its `file_id`.
+    func sent(_ chosen: ChosenInlineResult, logger: Logger) async {
+        metrics.increment("vinylogue_inline_results_chosen_total")
+        guard let collageChat, let photos, let inlineMessageID = chosen.inlineMessageID,
+              let target = await YearNavigation(store: store).target(from: chosen.resultID)
+        else { return }
+        let minimum = (try? await store.settings(for: chosen.from.id).minimumPlayCount) ?? 1
+        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
+        guard case .throwback(.chart(let summary)) = reply, let photo = await photos.photo(for: summary) else { return }
+        let caption = CollagePhotos.captionFormatter.format(summary)
         do {
+            let fileID: String
+            switch photo {
+            case .stored(let stored, _):
+                fileID = stored
+            case .rendered:
+                // Not through the outbox: this upload to the bot's own collage chat is how the
+                // picture gets a file_id, needed now, and nobody waits to read it there.
+                let upload = try await telegram.send(TelegramRequest<SentMessage>.sendPhoto(chatID: collageChat, photo: photo.source, captionHTML: caption))
+                guard let uploaded = upload.photoFileID else { return }
+                if let key = photo.reusableKey { await photos.sent(key, as: upload, uploaded: true) }
+                fileID = uploaded
+            }
+            let keyboard = YearNavigation.buttons(for: reply).keyboard
+            _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
+        } catch TelegramError.badRequest(let description) where description.contains("not modified") {
+            // It was sent as that photo already.
+        } catch {
+            logger.notice("could not put a collage into an inline message", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Shows `reply` in a message sent in inline mode, after a ◀ ▶ press on it: as that
+    /// week's collage where it was uploaded before (a text message then becomes a photo),
+    /// else as text. Telegram does not say whether the message is text or a photo: text is
+    /// tried first, and a photo keeps its picture and changes its caption.
+    func edit(_ inlineMessageID: String, to reply: BotReply, keyboard: InlineKeyboard?, logger: Logger) async {
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
+        do {
+            if case .throwback(.chart(let summary)) = reply, let fileID = await photos?.uploadedFileID(for: summary) {
+                _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
+                return
+            }
             do {
                 _ = try await telegram.send(TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram) ?? "", keyboard: keyboard))
             } catch TelegramError.badRequest(let description) where description.contains("no text in the message") {
-                // A photo: a new picture where that week's was uploaded before, else the caption alone.
-                let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
-                if case .throwback(.chart(let summary)) = reply, let fileID = await photos?.uploadedFileID(for: summary) {
-                    _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
-                } else {
-                    _ = try await telegram.send(TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard))
-                }
+                _ = try await telegram.send(TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard))
             }
         } catch TelegramError.badRequest(let description) where description.contains("not modified") {
             // Pressed twice: it shows that year already.
         } catch {
             logger.notice("could not edit an inline message", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The answer to `query`, as it would be sent now, without the pause: for the fuzz harness.
+    public func answerRequest(for query: InlineQuery) async -> TelegramRequest<TelegramOK> {
+        await answer(to: query).1
     }
 
     /// The answer, how it is counted, and the names its buttons stand for.
@@ -157,7 +201,8 @@ public struct InlineThrowbacks: Sendable {
         let navigation = YearNavigation.buttons(for: .throwback(.chart(summary)))
         buttons.names += navigation.names
         let keyboard = navigation.keyboard
-        let id = "y\(summary.yearsAgo)"
+        // The id names the throwback, so that a chosen result can be drawn as a collage.
+        let id = YearNavigation.data(for: YearNavigation.Target(user: summary.user, yearsAgo: summary.yearsAgo), names: &buttons.names)
         let title = "\(summary.user), \(summary.yearsAgo) year\(summary.yearsAgo == 1 ? "" : "s") ago"
         if let fileID = await photos?.uploadedFileID(for: summary) {
             return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: CollagePhotos.captionFormatter.format(summary), keyboard: keyboard)

@@ -36,16 +36,20 @@ public struct YearNavigation: Sendable {
         var buttons = Buttons()
         var row: [InlineKeyboard.Button] = []
         for move in moves(from: reply) {
-            let (user, years) = (move.target.user, move.target.yearsAgo)
-            let data = ButtonData.named(user, years) ?? {
-                let key = ButtonData.key(for: user)
-                buttons.names.append((key, user))
-                return ButtonData.stored(key, years)
-            }()
-            row.append(.init(text: move.label, callbackData: data))
+            row.append(.init(text: move.label, callbackData: data(for: move.target, names: &buttons.names)))
         }
         buttons.keyboard = row.isEmpty ? nil : InlineKeyboard(rows: [row])
         return buttons
+    }
+
+    /// A throwback as at most 64 bytes, which `target(from:)` reads back: the name itself
+    /// where it fits, else a key whose name joins `names`, to be stored.
+    public static func data(for target: Target, names: inout [(key: String, name: String)]) -> String {
+        ButtonData.named(target.user, target.yearsAgo) ?? {
+            let key = ButtonData.key(for: target.user)
+            names.append((key, target.user))
+            return ButtonData.stored(key, target.yearsAgo)
+        }()
     }
 
     /// A year a reply can move to, with its button label.

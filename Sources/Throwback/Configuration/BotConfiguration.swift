@@ -16,6 +16,9 @@ public struct BotConfiguration: Sendable {
     public var coverCacheMB: Int
     public var adminUserIDs: [Int64]
     public var throwbackChatID: Int64?
+    /// Where collages for inline results are uploaded, so that Telegram knows them by
+    /// `file_id`: an inline message can take no upload. Nil: inline results stay text.
+    public var inlineCollageChatID: Int64?
     public var schedule: WeeklySchedule
     public var timeZone: TimeZone
     /// `THROWBACK_TIMEZONE` as configured, to show (see `PostingTime.zoneName`).
@@ -46,8 +49,9 @@ public struct BotConfiguration: Sendable {
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
-        replyTTL: Duration = .seconds(3600)
+        replyTTL: Duration = .seconds(3600), inlineCollageChatID: Int64? = nil
     ) {
+        self.inlineCollageChatID = inlineCollageChatID
         self.replyTTL = replyTTL
         self.coverCacheMB = coverCacheMB
         self.telegramToken = telegramToken
@@ -75,7 +79,7 @@ public struct BotConfiguration: Sendable {
     public static let keys = [
         "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
-        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL", "INLINE_COLLAGE_CHAT_ID",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not, and
@@ -154,6 +158,7 @@ public struct BotConfiguration: Sendable {
             return value
         }
         throwbackChatID = try integer("throwback.chat.id")
+        inlineCollageChatID = try integer("inline.collage.chat.id")
         let scheduleText = text("throwback.schedule") ?? "mon 09:00"
         guard let schedule = WeeklySchedule(scheduleText) else {
             throw ConfigurationError.invalid(key: "THROWBACK_SCHEDULE", value: scheduleText, expected: "a weekday and time such as “mon 09:00”")
@@ -230,7 +235,7 @@ public struct BotConfiguration: Sendable {
             "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
-            "REPLY_TTL=\(Int(replyTTL.seconds))s",
+            "REPLY_TTL=\(Int(replyTTL.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
         ].joined(separator: " ")
     }
 
