@@ -94,7 +94,8 @@ struct InlineLoad {
         let cpu = cpuAfter - cpuBefore
         return Result(
             users: users, keystrokes: keystrokes, cpuPerKeystroke: cpu / max(1, keystrokes), cpuPerFinishedQuery: cpu / max(1, users),
-            coldLastFM: coldLastFM, lastFMWhileWarm: lastFMWhileWarm, answeredPeople: Set(answered.map(\.queryID)).count,
+            coldLastFM: coldLastFM, lastFMWhileWarm: lastFMWhileWarm,
+            answeredPeople: Set(answered.map(\.queryID)).intersection(warm.values).count,
             answers: answers.count - 1, wrongAnswers: answers.count - answered.count,
             exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)", stderrTail: child.stderrTail()
         )
