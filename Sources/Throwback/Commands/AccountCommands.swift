@@ -1,6 +1,9 @@
-/// `link <lastfm-user>`: links the sender's Telegram account to a Last.fm name.
+/// `link <user>`: links the sender's Telegram account to a listener's name (`alice` on
+/// Last.fm, `lb:bob`, `librefm:carol`).
 public struct LinkCommand: Command {
-    public let spec = CommandSpec(name: "link", arguments: "<lastfm-user>", summary: "link your Telegram account to your Last.fm name")
+    public let spec = CommandSpec(
+        name: "link", arguments: "<user>", summary: "link your Telegram account to your Last.fm name (or lb:name, librefm:name)"
+    )
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -15,7 +18,7 @@ public struct LinkCommand: Command {
         guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
         return .change { transaction in
             try transaction.link(telegramUser: invocation.userID, to: name)
-            return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
+            return .text("Linked you to \(Self.describe(name)). Now “throwback” alone shows your week.")
         }
     }
 }
@@ -35,8 +38,15 @@ public struct UnlinkCommand: Command {
             guard let name = try transaction.unlink(telegramUser: invocation.userID) else {
                 return .text("You have no linked Last.fm account.")
             }
-            return .text("Unlinked you from Last.fm user \(name).")
+            return .text("Unlinked you from \(LinkCommand.describe(name)).")
         }
+    }
+}
+
+extension LinkCommand {
+    /// “Last.fm user alice”, “ListenBrainz user lb:bob”.
+    static func describe(_ stored: String) -> String {
+        "\((ListenerName(parsing: stored)?.source ?? .lastFM).serviceName) user \(stored)"
     }
 }
 
@@ -82,7 +92,9 @@ public struct HelpCommand: Command {
     }
 
     public static func render(_ specs: [CommandSpec]) -> String {
-        var lines = ["I bring back your music history from Last.fm. Commands (in groups, start them with /):"]
+        var lines = [
+            "I bring back your music history from Last.fm, ListenBrainz (lb:name) or Libre.fm (librefm:name). Commands (in groups, start them with /):",
+        ]
         for spec in specs.filter({ !$0.adminOnly }) {
             lines.append("• \(line(spec))")
         }
