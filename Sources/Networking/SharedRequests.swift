@@ -8,29 +8,38 @@ import Synchronization
 /// the others wait for (that caller still waits for the work to end, which the clients bound
 /// with their timeouts). The entry goes when the work ends: nothing is cached here.
 public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let running = Mutex<[Key: Task<Value, any Error>]>([:])
+    private struct InFlight {
+        var task: Task<Value, any Error>
+        var callers: Int
+    }
+
+    private let running = Mutex<[Key: InFlight]>([:])
 
     public init() {}
 
     /// The answer for `key`: from the request already in flight, or from `work`.
     public func value(for key: Key, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task = running.withLock { running in
-            if let existing = running[key] { return existing }
+            if let existing = running[key] {
+                running[key]?.callers += 1
+                return existing.task
+            }
             let task = Task { try await work() }
-            running[key] = task
+            running[key] = InFlight(task: task, callers: 1)
             return task
         }
-        defer { forget(task, for: key) }
+        defer { leave(task, for: key) }
         return try await task.value
     }
 
-    /// How many requests are in flight, for tests.
-    public var count: Int { running.withLock { $0.count } }
+    /// Callers waiting for requests in flight, all keys together: for tests and metrics.
+    public var callers: Int { running.withLock { $0.values.reduce(0) { $0 + $1.callers } } }
 
-    private func forget(_ task: Task<Value, any Error>, for key: Key) {
+    private func leave(_ task: Task<Value, any Error>, for key: Key) {
         running.withLock { running in
             // Only this very task: a later request under the same key is not touched.
-            if running[key] == task { running[key] = nil }
+            guard let entry = running[key], entry.task == task else { return }
+            running[key] = entry.callers > 1 ? InFlight(task: task, callers: entry.callers - 1) : nil
         }
     }
 }

@@ -115,7 +115,7 @@ public struct BotAssembly: Sendable {
     /// through `lastFM`; ListenBrainz and Libre.fm each retried, paced to their own limit,
     /// behind a circuit breaker of their own (one service's outage never blocks another's
     /// users), their built weeks cached in `store`. Requests in flight are shared for all.
-    public func listening(lastFM: any LastFMClient, store: BotStore) -> any ListeningHistory {
+    public func listening(lastFM: any LastFMClient, store: BotStore) -> SharedListeningHistory {
         let cache = SQLiteLastFMCache(store: store)
         let listenBrainzLogger = options.makeLogger("listenbrainz")
         let listenBrainz = HTTPListenBrainzClient(

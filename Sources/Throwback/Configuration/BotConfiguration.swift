@@ -87,10 +87,11 @@ public struct BotConfiguration: Sendable {
 
     /// Every key this program reads, as `.env.example` lists them.
     public static let keys = [
-        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
+        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL",
+        "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
+        "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
-        "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not, and

@@ -18,6 +18,11 @@ public struct SharedListeningHistory: ListeningHistory {
         self.base = base
     }
 
+    /// Callers waiting for a request in flight, for tests.
+    public var callersWaiting: Int {
+        accounts.callers + weekLists.callers + charts.callers
+    }
+
     public func account(_ name: String) async throws -> String {
         try await accounts.value(for: name.lowercased()) { [base] in try await base.account(name) }
     }
