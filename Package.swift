@@ -156,6 +156,10 @@ let package = Package(
             "TestLogging",
             "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
+        .testTarget(name: "ListenBrainzTests", dependencies: [
+            "TestLogging",
+            "ListenBrainz", "LastFM", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
             "TestLogging",
             "Throwback", "LastFM", "ListenBrainz", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
