@@ -82,7 +82,7 @@ struct SourcesHarness {
             + SourcesHarness.listens(3, artist: "Later", release: "Next Week", inWeekStarting: week.toUnix)
             + SourcesHarness.listens(1, artist: "Earlier", release: "Two Years Ago", inWeekStarting: week.fromUnix - 52 * 604_800))
         await harness.libreFM.addUser("carol", registered: week.fromUnix - 400 * 86_400, scrobbles:
-            (0..<3).map { (at: week.fromUnix + 1000 + $0, artist: "Stereolab", album: "Dots and Loops") }
+            (0..<450).map { (at: week.fromUnix + 1000 + $0, artist: "Stereolab", album: "Dots and Loops") }
             + [(at: week.fromUnix - 10, artist: "Nope", album: "Wrong Week"), (at: week.toUnix, artist: "Nope", album: "Next Week")])
         let store = try BotStore(path: harness.base.databasePath)
         _ = try await store.addToRoster(["alice", "lb:Bob", "librefm:carol"], chat: -9001, limit: 50)
@@ -99,6 +99,13 @@ struct SourcesHarness {
         #expect(await harness.libreFM.methods.allSatisfy { !$0.contains("weekly") })
         #expect(await harness.listenBrainz.badRequests == 0)
         #expect(await harness.listenBrainz.calls.allSatisfy { $0.authorization == "Token lb-token-5e1f" })
+        // Carol's 450 scrobbles are three pages of 200, once: the built weeks are cached for good.
+        #expect(text.contains("Dots and Loops (450 plays)"))
+        #expect(await harness.libreFM.count("user.getrecenttracks") == 3)
+        let asked = (await harness.listenBrainz.calls.count, await harness.libreFM.methods.count)
+        _ = try await services.preview.messages(chat: -9001, dueAt: BotHarness.now, formatter: .plain)
+        #expect(await harness.listenBrainz.calls.count == asked.0)
+        #expect(await harness.libreFM.methods.count == asked.1)
         await harness.stop()
     }
 
@@ -207,7 +214,7 @@ struct SourcesHarness {
         #expect(try await store.linkedName(of: SourcesHarness.admin) == "alice")
         #expect(await harness.reply("untrack lb:bob", session) == "Stopped tracking lb:Bob.")
         #expect(await harness.reply("untrack lastfm:alice", session) == "Stopped tracking alice.")
-        #expect(await harness.reply("import lb:bob", session).hasPrefix("import reads Last.fm friends only: ListenBrainz has no friends list to import."))
+        #expect(await harness.reply("import lb:bob", session).hasPrefix("import reads Last.fm friends only: ListenBrainz has no friends list to import (add lb:bob itself with “track lb:bob”)."))
         #expect(await harness.reply("throwback lb:a/b", session).contains("is not a username"))
         await harness.stop()
     }

@@ -25,7 +25,7 @@ public struct LinkCommand: Command {
 
 /// `unlink`: removes the sender's link.
 public struct UnlinkCommand: Command {
-    public let spec = CommandSpec(name: "unlink", summary: "forget your linked Last.fm name")
+    public let spec = CommandSpec(name: "unlink", summary: "forget your linked account")
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {

@@ -34,7 +34,7 @@ public struct TrackCommand: Command {
 
 /// `untrack <user>`: removes a user from this chat's roster.
 public struct UntrackCommand: Command {
-    public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a Last.fm user from this chat's roster", adminOnly: true)
+    public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a listener from this chat's roster", adminOnly: true)
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -53,9 +53,9 @@ public struct UntrackCommand: Command {
     }
 }
 
-/// `tracked`: lists this chat's roster in Last.fm's spelling.
+/// `tracked`: lists this chat's roster, each name in its service's spelling.
 public struct TrackedCommand: Command {
-    public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the Last.fm users this chat tracks")
+    public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the listeners this chat tracks")
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -100,8 +100,8 @@ public struct ImportCommand: Command {
 
     /// Why `import lb:bob` does nothing.
     static func onlyLastFM(_ listener: ListenerName) -> String {
-        "import reads Last.fm friends only: \(listener.source.serviceName) has no friends list to import. "
-            + "Add \(listener.qualified) itself with: track \(listener.qualified)"
+        "import reads Last.fm friends only: \(listener.source.serviceName) has no friends list to import "
+            + "(add \(listener.qualified) itself with “track \(listener.qualified)”)."
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
