@@ -182,7 +182,7 @@ public struct BotAssembly: Sendable {
             breaker: breaker,
             // An admin check is part of answering a command: it does not wait out a long 429.
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock, patience: .seconds(10)),
-            validUser: ValidLastFMUserGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
+            validUser: ValidListenerGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
             weekly: weekly, unknownUserHint: options.unknownUserHint
         )) { outcome in
             let (result, guardName) = outcome.labels

@@ -6,7 +6,7 @@ import Networking
 /// then existence with its own service (Last.fm's `user.getInfo`, ListenBrainz's listens).
 /// Answers are cached, "not found" too for a short while, and the invocation continues with
 /// the name as stored: the service's spelling, with the source's prefix unless it is Last.fm.
-public actor ValidLastFMUserGuard: CommandGuard {
+public actor ValidListenerGuard: CommandGuard {
     private enum Answer {
         case exists(String)
         /// The service's "no such user", as the person reads it.
