@@ -124,6 +124,21 @@ struct SourcesHarness {
         await harness.stop()
     }
 
+    @Test func aListenBrainzBreakerOpensForItsUsersOnlyAndLastFMUsersAreServed() async throws {
+        let harness = try await SourcesHarness.start()
+        await harness.listenBrainz.rateLimit(resetIn: 1, times: 1000)
+        let store = try BotStore(path: harness.base.databasePath)
+        let session = harness.assembly(breakerClock: TestClock()).terminal(store: store)
+        for _ in 1...3 {
+            #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz says we are asking too often. Try again in a minute.")
+        }
+        let asked = await harness.listenBrainz.calls.count
+        #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz is not answering just now. Try again in a minute.")
+        #expect(await harness.listenBrainz.calls.count == asked)
+        #expect(await harness.reply("tb alice 3", session).contains("In Rainbows"))
+        await harness.stop()
+    }
+
     @Test func aWeekOf2500ListensCostsThreePagesAndThenNothing() async throws {
         let harness = try await SourcesHarness.start()
         let week = SourcesHarness.week
