@@ -31,7 +31,7 @@ public struct RateLimitedListenBrainzClient: ListenBrainzClient {
     }
 
     /// `X-RateLimit-Reset-In` as a wait: at least a second (none sent means "soon"), at most two minutes.
-    static func wait(_ resetIn: Int?) -> Duration {
+    public static func wait(_ resetIn: Int?) -> Duration {
         .seconds(min(max(resetIn ?? 1, 1), longestHoldOff))
     }
 }

@@ -139,6 +139,26 @@ struct SourcesHarness {
         await harness.stop()
     }
 
+    @Test func aLibreFMAccountRegisteredBefore1970HasWeeksFrom1970Only() async throws {
+        let harness = try await SourcesHarness.start()
+        await harness.libreFM.addUser("old", registered: -99_999_999_999, scrobbles: [
+            (at: SourcesHarness.weekStart + 100, artist: "Can", album: "Tago Mago"),
+        ])
+        let store = try BotStore(path: harness.base.databasePath)
+        let assembly = harness.assembly()
+        let listening = assembly.listening(lastFM: assembly.lastFM(breaker: CircuitBreaker(), store: store), store: store)
+        let weeks = try await listening.weeks(of: "librefm:old")
+        #expect(weeks.first?.from == LastFMWeek.start(of: Date(timeIntervalSince1970: 0)))
+        #expect(weeks.count < 3000)
+        let engine = ThrowbackEngine(history: listening, now: { BotHarness.now })
+        guard case .chart(let summary) = try await engine.throwback(user: "librefm:old", yearsAgo: 1) else {
+            Issue.record("no chart")
+            return
+        }
+        #expect(summary.albums.map(\.name) == ["Tago Mago"])
+        await harness.stop()
+    }
+
     @Test func aWeekOf2500ListensCostsThreePagesAndThenNothing() async throws {
         let harness = try await SourcesHarness.start()
         let week = SourcesHarness.week

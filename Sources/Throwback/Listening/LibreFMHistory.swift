@@ -31,7 +31,8 @@ public struct LibreFMHistory: ListeningHistory {
             let now = now()
             guard let first = try await firstScrobble(of: user), first <= now else { return [] }
             var weeks: [WeeklyChartRange] = []
-            var start = LastFMWeek.start(of: first)
+            // A registration before 1970 is no date: the weeks start no earlier, so they stay few.
+            var start = LastFMWeek.start(of: max(first, Date(timeIntervalSince1970: 0)))
             while start <= now {
                 weeks.append(WeeklyChartRange(from: start, to: start.addingTimeInterval(LastFMWeek.length)))
                 start = start.addingTimeInterval(LastFMWeek.length)
