@@ -163,7 +163,7 @@ enum Executable {
         #expect(replies[0].contains("1. "))
         // The ◀ ▶ buttons, as a line a person can act on.
         #expect(replies[0].hasSuffix("◀ 4 years ago: “throwback alice 4”   2 years ago ▶: “throwback alice 2”"))
-        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol and dave.")
+        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol, dave and lb:erin.")
         #expect(replies[2].contains("Usage: throwback [user] [years]"))
         // A typed escape sequence is shown, not obeyed.
         #expect(replies[3].contains("a\\u{1B}[2Jb"))
