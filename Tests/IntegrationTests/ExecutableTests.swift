@@ -352,9 +352,9 @@ enum Executable {
 
     @Test func sigtermEndsTheBotCleanlyWithEverySlotBlockedAndTheWorkIsDoneOnceAfterTheRestart() async throws {
         let harness = try await BotHarness.start()
-        let gate = await harness.lastFM.hold(user: "slowpoke")
+        let gates = await harness.slowUsers(20)
         for chat in 1...20 {
-            await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat))
+            await harness.telegram.pushMessage("/tb slow\(chat) 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat))
         }
         let directory = try Executable.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -366,7 +366,7 @@ enum Executable {
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(await harness.telegram.delivered.isEmpty)
 
-        await gate.open()
+        for gate in gates { await gate.open() }
         let second = try Executable.start(["run"], in: directory, environment: environment)
         await harness.telegram.waitForCalls("sendMessage", count: 20)
         second.terminate()
