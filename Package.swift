@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "vinylogue-bot", targets: ["vinylogue-bot"]),
         .library(name: "Networking", targets: ["Networking"]),
         .library(name: "LastFM", targets: ["LastFM"]),
+        .library(name: "ListenBrainz", targets: ["ListenBrainz"]),
         .library(name: "Telegram", targets: ["Telegram"]),
         .library(name: "Throwback", targets: ["Throwback"]),
         .library(name: "Covers", targets: ["Covers"]),
@@ -53,6 +54,12 @@ let package = Package(
             name: "LastFM",
             dependencies: ["Networking", .product(name: "Logging", package: "swift-log")]
         ),
+        // ListenBrainz's listens API; weeks are built from raw listens on Last.fm's week grid,
+        // whose chart models it shares.
+        .target(
+            name: "ListenBrainz",
+            dependencies: ["Networking", "LastFM", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "Telegram",
             dependencies: ["Networking", .product(name: "Logging", package: "swift-log")]
@@ -61,6 +68,7 @@ let package = Package(
             name: "Throwback",
             dependencies: [
                 "LastFM",
+                "ListenBrainz",
                 "Covers",
                 "Telegram",
                 "Networking",
@@ -144,9 +152,13 @@ let package = Package(
             "TestLogging",
             "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
+        .testTarget(name: "ListenBrainzTests", dependencies: [
+            "TestLogging",
+            "ListenBrainz", "LastFM", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+        ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
             "TestLogging",
-            "Throwback", "LastFM", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "Throwback", "LastFM", "ListenBrainz", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
@@ -159,7 +171,7 @@ let package = Package(
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"], linkerSettings: [.linkedLibrary("gd")]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "TestLogging", "Covers",
-            "Operations", "Throwback", "LastFM", "Telegram", "Networking", "TestSupport",
+            "Operations", "Throwback", "LastFM", "ListenBrainz", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),

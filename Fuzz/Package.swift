@@ -1,11 +1,11 @@
 // swift-tools-version: 6.2
-// libFuzzer harnesses for everything the bot reads from outside: chat text, Last.fm and
-// Telegram responses, callback data, and the names that end up in formatted replies.
+// libFuzzer harnesses for everything the bot reads from outside: chat text, Last.fm,
+// ListenBrainz and Telegram responses, callback data, and the names that end up in formatted replies.
 // A package of its own, so that `swift test` of the main package never builds them.
 // Build and run with `Fuzz/run`; see Fuzz/README.md.
 import PackageDescription
 
-let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzTelegram", "FuzzFormatter", "FuzzCallbackData", "FuzzInline"]
+let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzListenBrainz", "FuzzTelegram", "FuzzFormatter", "FuzzCallbackData", "FuzzInline"]
 
 // The bot's library products. `Networking` (HTTPTransport, Secret) is not one of them: the
 // harnesses import it as the module that these products build anyway. Once the main package
@@ -13,6 +13,7 @@ let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzTelegram", "FuzzFormatter", 
 let bot: [Target.Dependency] = [
     .product(name: "Telegram", package: "vinylogue-bot"),
     .product(name: "LastFM", package: "vinylogue-bot"),
+    .product(name: "ListenBrainz", package: "vinylogue-bot"),
     .product(name: "Throwback", package: "vinylogue-bot"),
 ]
 

@@ -88,6 +88,16 @@ extension LastFMCall {
               cachePolicy: .none, body: FriendsBody.self) { $0.page }
     }
 
+    /// `user.getRecentTracks` between two instants, one page, newest first: how a week is
+    /// built where the server has no weekly charts (Libre.fm). The week is cached whole, by
+    /// whoever builds it, so the pages are not.
+    public static func recentTracks(user: String, range: WeeklyChartRange, page: Int, limit: Int = 200) -> LastFMCall<RecentTracksPage> {
+        .init(method: "user.getrecenttracks",
+              parameters: [("user", user), ("from", String(range.fromUnix)), ("to", String(range.toUnix)),
+                           ("page", String(page)), ("limit", String(limit))],
+              cachePolicy: .none, body: RecentTracksBody.self) { $0.page }
+    }
+
     /// `album.getInfo`, for the cover image. An album's art hardly ever changes, so the
     /// answer is kept for good, and "Album not found" (error 6) is an answer too: no cover.
     public static func albumInfo(artist: String, album: String) -> LastFMCall<AlbumInfo> {

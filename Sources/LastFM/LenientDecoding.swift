@@ -94,11 +94,12 @@ struct LastFMImage: Decodable {
         size = (try? container.decodeIfPresent(String.self, forKey: .size)) ?? ""
     }
 
-    /// The largest non-empty image of a list, the way Last.fm orders sizes.
+    /// The largest non-empty image of a list, the way Last.fm orders sizes. Last.fm's grey
+    /// star placeholder is no cover, so it is never chosen.
     static func largest(in images: [LastFMImage]) -> URL? {
         let order = ["small", "medium", "large", "extralarge", "mega"]
         return images
-            .filter { !$0.url.isEmpty }
+            .filter { !$0.url.isEmpty && !LastFMPlaceholder.isPlaceholder($0.url) }
             .max { (order.firstIndex(of: $0.size) ?? -1) < (order.firstIndex(of: $1.size) ?? -1) }
             .flatMap { URL(string: $0.url) }
     }

@@ -57,13 +57,46 @@ public struct ChartAlbum: Codable, Sendable, Equatable {
     public var playCount: Int
     public var rank: Int
     public var url: URL?
+    /// The cover, where the source names it with the chart (ListenBrainz, by release MBID in
+    /// the Cover Art Archive); nil means "look it up", as for Last.fm charts.
+    public var coverURL: URL?
 
-    public init(artist: String, name: String, playCount: Int, rank: Int, url: URL? = nil) {
+    public init(artist: String, name: String, playCount: Int, rank: Int, url: URL? = nil, coverURL: URL? = nil) {
         self.artist = artist
         self.name = name
         self.playCount = playCount
         self.rank = rank
         self.url = url
+        self.coverURL = coverURL
+    }
+}
+
+/// One scrobble of `user.getRecentTracks`, reduced to what a week's album chart needs.
+public struct RecentTrack: Codable, Sendable, Equatable {
+    public var artist: String
+    public var album: String
+    /// When it was played; nil for the track playing now, which has no time yet.
+    public var playedAt: Date?
+    public var coverURL: URL?
+
+    public init(artist: String, album: String, playedAt: Date?, coverURL: URL? = nil) {
+        self.artist = artist
+        self.album = album
+        self.playedAt = playedAt
+        self.coverURL = coverURL
+    }
+}
+
+/// One page of `user.getRecentTracks`.
+public struct RecentTracksPage: Codable, Sendable, Equatable {
+    public var tracks: [RecentTrack]
+    public var page: Int
+    public var totalPages: Int
+
+    public init(tracks: [RecentTrack], page: Int, totalPages: Int) {
+        self.tracks = tracks
+        self.page = page
+        self.totalPages = totalPages
     }
 }
 

@@ -148,6 +148,47 @@ struct AlbumInfoBody: Decodable {
     }
 }
 
+struct RecentTracksBody: Decodable {
+    var page: RecentTracksPage
+
+    private enum Root: String, CodingKey { case recenttracks }
+    private enum List: String, CodingKey { case track, attr = "@attr" }
+    private enum Attr: String, CodingKey { case page, totalPages }
+    private struct Entry: Decodable {
+        var track: RecentTrack
+        private enum Keys: String, CodingKey { case artist, album, date, image }
+        private enum When: String, CodingKey { case uts }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            var playedAt: Date?
+            // The track playing now has no date; a time outside 1970…5000 is no time either.
+            if let date = try? c.nestedContainer(keyedBy: When.self, forKey: .date), let uts = date.lenientInt(.uts),
+               WeeklyChartRange.plausible(from: uts, to: uts + 1) {
+                playedAt = Date(timeIntervalSince1970: TimeInterval(uts))
+            }
+            track = RecentTrack(
+                artist: c.text(.artist) ?? "", album: c.text(.album) ?? "", playedAt: playedAt,
+                coverURL: LastFMImage.largest(in: (try? c.list(LastFMImage.self, .image)) ?? [])
+            )
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let root = try decoder.container(keyedBy: Root.self)
+        guard let list = try? root.nestedContainer(keyedBy: List.self, forKey: .recenttracks) else {
+            _ = try root.decode(OneOrMany<String>.self, forKey: .recenttracks)
+            page = RecentTracksPage(tracks: [], page: 1, totalPages: 1)
+            return
+        }
+        let attr = try? list.nestedContainer(keyedBy: Attr.self, forKey: .attr)
+        page = RecentTracksPage(
+            tracks: try list.list(Entry.self, .track).map(\.track),
+            page: attr?.lenientInt(.page) ?? 1,
+            totalPages: attr?.lenientInt(.totalPages) ?? 1
+        )
+    }
+}
+
 /// `{"error": 6, "message": "User not found"}`; the code may itself be a string.
 struct ErrorBody: Decodable {
     var code: Int

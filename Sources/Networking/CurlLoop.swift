@@ -183,6 +183,7 @@ final class CurlTransfer {
     private var body = Data()
     private var maxBytes = 0
     private var tooLarge = false
+    private var wantedHeaders: [String] = []
     /// libcurl reached the moment before the request's bytes go out (CURLOPT_PREREQFUNCTION).
     /// Without that callback (libcurl before 7.80) every started request counts as possibly sent.
     private var reachedSending = false
@@ -208,6 +209,7 @@ final class CurlTransfer {
     /// Sets every option of a request on a fresh (or reset) handle.
     func configure(for request: HTTPRequest) -> CURLcode {
         maxBytes = max(0, request.maxResponseBytes)
+        wantedHeaders = request.responseHeaders
         let context = Unmanaged.passUnretained(self).toOpaque()
         // String options are copied by libcurl, so these temporaries may go.
         var result = request.url.absoluteString.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
@@ -307,9 +309,22 @@ final class CurlTransfer {
         }
         var status = 0
         ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        let response = HTTPResponse(status: status, body: body)
+        let response = HTTPResponse(status: status, body: body, headers: readHeaders())
         body = Data()  // the response now holds the only reference: no copy
         return .success(response)
+    }
+
+    /// The wanted header fields of the last response (after redirects), names lowercased.
+    private func readHeaders() -> [String: String] {
+        var found: [String: String] = [:]
+        for name in wantedHeaders {
+            var header: UnsafeMutablePointer<curl_header>?
+            let code = name.withCString { curl_easy_header(easy, $0, 0, UInt32(CURLH_HEADER), -1, &header) }
+            if code == CURLHE_OK, let value = header?.pointee.value {
+                found[name.lowercased()] = String(cString: value)
+            }
+        }
+        return found
     }
 
     /// Whether any byte of the request can have left: libcurl reached the moment before

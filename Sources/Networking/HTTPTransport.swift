@@ -14,6 +14,9 @@ public struct HTTPRequest: Sendable {
     /// Whether to follow redirects (at most 3, http and https only). Off by default: the
     /// APIs never redirect, but cover image hosts may.
     public var followRedirects: Bool
+    /// Response header fields to read, by name (ListenBrainz tells its rate limit in headers);
+    /// the others are not kept.
+    public var responseHeaders: [String]
 
     public init(
         method: String = "GET",
@@ -22,8 +25,10 @@ public struct HTTPRequest: Sendable {
         body: Data? = nil,
         timeout: Duration = .seconds(30),
         maxResponseBytes: Int = 16 << 20,
-        followRedirects: Bool = false
+        followRedirects: Bool = false,
+        responseHeaders: [String] = []
     ) {
+        self.responseHeaders = responseHeaders
         self.method = method
         self.url = url
         self.headers = headers
@@ -34,14 +39,17 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// The status and body of an HTTP response. Headers are not needed by either API.
+/// The status and body of an HTTP response, with the header fields the request asked for.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var body: Data
+    /// The fields named in `HTTPRequest.responseHeaders` that the response had, names lowercased.
+    public var headers: [String: String]
 
-    public init(status: Int, body: Data) {
+    public init(status: Int, body: Data, headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
     }
 }
 

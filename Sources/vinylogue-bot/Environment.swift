@@ -22,7 +22,8 @@ struct Environment {
             let configuration = loaded.configuration
             let level = configuration.logLevel
             let format = configuration.logFormat
-            let redactor = SecretRedactor(secrets: [configuration.telegramToken, configuration.lastFMAPIKey].compactMap { $0 })
+            let secrets = [configuration.telegramToken, configuration.lastFMAPIKey, configuration.listenBrainzToken]
+            let redactor = SecretRedactor(secrets: secrets.compactMap { $0 })
             LoggingSystem.bootstrap { label in
                 var handler: any LogHandler = switch format {
                 case .text: StreamLogHandler.standardError(label: label)

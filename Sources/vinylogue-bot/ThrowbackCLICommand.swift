@@ -9,7 +9,7 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
         abstract: "Print one user's throwback and exit."
     )
 
-    @Argument(help: "A Last.fm username.")
+    @Argument(help: "A Last.fm username, or lb:name (ListenBrainz), librefm:name (Libre.fm).")
     var user: String
 
     @Argument(help: "How many years back (1–\(ThrowbackEngine.yearRange.upperBound)).")
@@ -25,8 +25,8 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     var collage: String?
 
     func validate() throws {
-        guard LastFMName.isValid(user) else {
-            throw ValidationError("“\(user)” is not a Last.fm username (2–15 letters, digits, _ or -, starting with a letter).")
+        guard ListenerName.isValid(user) else {
+            throw ValidationError(ListenerName.syntaxHelp(user))
         }
         guard ThrowbackEngine.yearRange.contains(years) else {
             throw ValidationError(ThrowbackError.yearsOutOfRange(years).userMessage)

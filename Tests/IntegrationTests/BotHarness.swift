@@ -46,6 +46,20 @@ struct BotHarness {
         )
     }
 
+    /// Users `slow1` … `slow<count>`, four years of weeks each, whose every request is held
+    /// until the returned gates open: one request each, since requests in flight for the same
+    /// user are shared, so that `count` chats can each be blocked on a request of their own.
+    func slowUsers(_ count: Int) async -> [Gate] {
+        let end = Int(LastFMWeek.start(of: Self.now).timeIntervalSince1970)
+        let ranges = (1...(52 * 4)).reversed().map { (from: end - $0 * 604_800, to: end - ($0 - 1) * 604_800) }
+        var gates: [Gate] = []
+        for index in 1...count {
+            await lastFM.addUser("slow\(index)", ranges: ranges)
+            gates.append(await lastFM.hold(user: "slow\(index)"))
+        }
+        return gates
+    }
+
     func stop() async {
         await telegram.stop()
         await lastFM.stop()

@@ -163,7 +163,7 @@ enum Executable {
         #expect(replies[0].contains("1. "))
         // The ◀ ▶ buttons, as a line a person can act on.
         #expect(replies[0].hasSuffix("◀ 4 years ago: “throwback alice 4”   2 years ago ▶: “throwback alice 2”"))
-        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol and dave.")
+        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol, dave and lb:erin.")
         #expect(replies[2].contains("Usage: throwback [user] [years]"))
         // A typed escape sequence is shown, not obeyed.
         #expect(replies[3].contains("a\\u{1B}[2Jb"))
@@ -352,9 +352,9 @@ enum Executable {
 
     @Test func sigtermEndsTheBotCleanlyWithEverySlotBlockedAndTheWorkIsDoneOnceAfterTheRestart() async throws {
         let harness = try await BotHarness.start()
-        let gate = await harness.lastFM.hold(user: "slowpoke")
+        let gates = await harness.slowUsers(20)
         for chat in 1...20 {
-            await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat))
+            await harness.telegram.pushMessage("/tb slow\(chat) 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat))
         }
         let directory = try Executable.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -366,7 +366,7 @@ enum Executable {
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(await harness.telegram.delivered.isEmpty)
 
-        await gate.open()
+        for gate in gates { await gate.open() }
         let second = try Executable.start(["run"], in: directory, environment: environment)
         await harness.telegram.waitForCalls("sendMessage", count: 20)
         second.terminate()

@@ -208,15 +208,15 @@ import TestLogging
     @Test func shutdownIsPromptWithEverySlotBlockedAndTheCommandsAreAnsweredOnceAfterTheRestart() async throws {
         let harness = try await BotHarness.start()
         let clock = TestClock()
-        let gate = await harness.lastFM.hold(user: "slowpoke")
-        for chat in 1...20 { await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat)) }
+        let gates = await harness.slowUsers(20)
+        for chat in 1...20 { await harness.telegram.pushMessage("/tb slow\(chat) 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat)) }
         let first = RunningBot(try await harness.bot(clock: clock))
         // Sixteen chats at work, each waiting on a Last.fm that does not answer.
         await harness.lastFM.waitForCalls(count: 16)
         try await first.shutDown(advancing: clock)
         #expect(await harness.telegram.delivered.isEmpty)
 
-        await gate.open()
+        for gate in gates { await gate.open() }
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
         await harness.telegram.waitForCalls("sendMessage", count: 20)
         try await second.shutDown()

@@ -24,11 +24,14 @@ public struct FakeResponse: Sendable {
     public var status: Int
     public var body: Data
     public var contentType: String
+    /// Further header fields, such as ListenBrainz's rate-limit headers.
+    public var headers: [String: String]
 
-    public init(status: Int = 200, body: Data, contentType: String = "application/json") {
+    public init(status: Int = 200, body: Data, contentType: String = "application/json", headers: [String: String] = [:]) {
         self.status = status
         self.body = body
         self.contentType = contentType
+        self.headers = headers
     }
 
     public static func json(_ text: String, status: Int = 200) -> FakeResponse {
@@ -72,9 +75,13 @@ public final class FakeHTTPServer: Sendable {
                 body: Data(buffer.readableBytesView)
             )
             let response = await handler(fake)
+            var fields: HTTPFields = [.contentType: response.contentType]
+            for (name, value) in response.headers {
+                if let field = HTTPFields.Element.Name(name) { fields[field] = value }
+            }
             return Response(
                 status: .init(code: response.status),
-                headers: [.contentType: response.contentType],
+                headers: fields,
                 body: .init(byteBuffer: ByteBuffer(bytes: response.body))
             )
         }

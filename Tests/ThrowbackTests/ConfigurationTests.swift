@@ -158,6 +158,27 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         #expect(config.logFormat == .json)
     }
 
+    @Test func theListeningSourcesHaveDefaultsAndTheirTokenIsASecret() throws {
+        let defaults = try load([:])
+        #expect(defaults.listenBrainzAPIURL.absoluteString == "https://api.listenbrainz.org/1/")
+        #expect(defaults.listenBrainzToken == nil)
+        #expect(defaults.libreFMAPIURL.absoluteString == "https://libre.fm/2.0/")
+        #expect(defaults.coverArtArchiveURL.absoluteString == "https://coverartarchive.org/")
+        #expect(BotConfiguration.secretKeys.contains("LISTENBRAINZ_TOKEN"))
+
+        let config = try load([
+            "LISTENBRAINZ_API_URL": "http://127.0.0.1:9001", "LISTENBRAINZ_TOKEN": "lb-very-secret-token",
+            "LIBREFM_API_URL": "http://127.0.0.1:9002/2.0/", "COVER_ART_ARCHIVE_URL": "http://127.0.0.1:9003/",
+        ])
+        #expect(config.listenBrainzAPIURL.absoluteString == "http://127.0.0.1:9001")
+        #expect(config.listenBrainzToken == "lb-very-secret-token")
+        #expect(config.libreFMAPIURL.port == 9002)
+        #expect(config.coverArtArchiveURL.port == 9003)
+        #expect(config.summary.contains("LISTENBRAINZ_TOKEN=set"))
+        #expect(!config.summary.contains("very-secret"))
+        #expect(throws: (any Error).self) { try load(["LISTENBRAINZ_API_URL": "ftp://example.org"]) }
+    }
+
     /// `.env.example` is where a new admin learns the keys: each one the bot reads is there,
     /// after a line that explains it, and nothing else is.
     @Test func envExampleExplainsEveryKeyAndOnlyThose() throws {

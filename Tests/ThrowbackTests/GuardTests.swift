@@ -169,10 +169,10 @@ private final class GatedTransport: HTTPTransport {
     }
 }
 
-@Suite(.capturingLogs) struct ValidLastFMUserGuardTests {
+@Suite(.capturingLogs) struct ValidListenerGuardTests {
     @Test func syntaxIsCheckedWithoutAsking() async {
         let transport = ScriptedTransport([])
-        let valid = ValidLastFMUserGuard(lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: TestClock())
+        let valid = ValidListenerGuard(lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: TestClock())
         guard case .deny(let reason) = await valid.check(invocation(lastFMUser: "1nvalid!")) else { Issue.record("allowed"); return }
         #expect(reason.contains("1nvalid!"))
         #expect(transport.requests.isEmpty)
@@ -180,7 +180,7 @@ private final class GatedTransport: HTTPTransport {
 
     @Test func existingUsersContinueInCanonicalSpellingAndAreCached() async {
         let transport = ScriptedTransport([.respond(status: 200, body: #"{"user":{"name":"RJ"}}"#)])
-        let valid = ValidLastFMUserGuard(lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: TestClock())
+        let valid = ValidListenerGuard(lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: TestClock())
         #expect(await valid.check(invocation(lastFMUser: "rj")) == .allow(invocation(lastFMUser: "RJ")))
         #expect(await valid.check(invocation(lastFMUser: "Rj")) == .allow(invocation(lastFMUser: "RJ")))
         #expect(transport.requests.count == 1)
@@ -189,7 +189,7 @@ private final class GatedTransport: HTTPTransport {
     @Test func notFoundIsCachedForAShortTime() async {
         let clock = TestClock()
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: #"{"error":6,"message":"User not found"}"#))
-        let valid = ValidLastFMUserGuard(
+        let valid = ValidListenerGuard(
             lastFM: HTTPLastFMClient(transport: transport, apiKey: "k"), clock: clock, notFoundLifetime: .seconds(300)
         )
         #expect(await valid.check(invocation(lastFMUser: "ghost")) == .deny("No Last.fm user is called “ghost”."))

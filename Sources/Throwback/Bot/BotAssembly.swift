@@ -1,6 +1,7 @@
 import Covers
 import Foundation
 import LastFM
+import ListenBrainz
 import Logging
 import Networking
 import ServiceLifecycle
@@ -22,6 +23,10 @@ public struct BotAssembly: Sendable {
         public var makeLogger: @Sendable (String) -> Logger
         public var lastFMRequestsPerSecond: Int
         public var lastFMRetry: RetryPolicy
+        /// ListenBrainz requests in any 10 seconds, before its own headers say otherwise.
+        public var listenBrainzRequestsPer10Seconds: Int
+        /// Libre.fm requests in any second.
+        public var libreFMRequestsPerSecond: Int
         public var telegramRetry: RetryPolicy
         public var bot: BotService.Settings?
         public var delivery: OutboxDeliverer.Settings
@@ -44,6 +49,8 @@ public struct BotAssembly: Sendable {
             makeLogger: @escaping @Sendable (String) -> Logger = { Logger(label: $0) },
             lastFMRequestsPerSecond: Int = 5,
             lastFMRetry: RetryPolicy = RetryPolicy(),
+            listenBrainzRequestsPer10Seconds: Int = 20,
+            libreFMRequestsPerSecond: Int = 2,
             telegramRetry: RetryPolicy = RetryPolicy(maxAttempts: 5, initialDelay: .seconds(1), maxDelay: .seconds(30)),
             bot: BotService.Settings? = nil,
             delivery: OutboxDeliverer.Settings = OutboxDeliverer.Settings(),
@@ -61,6 +68,8 @@ public struct BotAssembly: Sendable {
             self.makeLogger = makeLogger
             self.lastFMRequestsPerSecond = lastFMRequestsPerSecond
             self.lastFMRetry = lastFMRetry
+            self.listenBrainzRequestsPer10Seconds = listenBrainzRequestsPer10Seconds
+            self.libreFMRequestsPerSecond = libreFMRequestsPerSecond
             self.telegramRetry = telegramRetry
             self.bot = bot
             self.delivery = delivery
@@ -76,7 +85,8 @@ public struct BotAssembly: Sendable {
     private let lastFMKey: Secret
 
     /// - Parameters:
-    ///   - lastFMTransport: the network, or `DemoLastFMTransport` for the offline demo.
+    ///   - lastFMTransport: the network for every listening source and cover host, or
+    ///     `DemoLastFMTransport` for the offline demo.
     ///   - lastFMKey: the key to send; the demo needs none.
     public init(configuration: BotConfiguration, lastFMTransport: any HTTPTransport, lastFMKey: Secret, options: Options = Options()) {
         self.configuration = configuration
@@ -97,14 +107,53 @@ public struct BotAssembly: Sendable {
             .cached(in: SQLiteLastFMCache(store: store), now: options.now, metrics: options.metrics)
     }
 
-    /// The Last.fm circuit breaker, reporting its state as `vinylogue_lastfm_circuit_open` and in the log.
-    private func breaker() -> CircuitBreaker {
+    /// Every listening source behind one history, each with its own chain of adaptors: Last.fm
+    /// through `lastFM`; ListenBrainz and Libre.fm each retried, paced to their own limit,
+    /// behind a circuit breaker of their own (one service's outage never blocks another's
+    /// users), their built weeks cached in `store`. Requests in flight are shared for all.
+    public func listening(lastFM: any LastFMClient, store: BotStore) -> SharedListeningHistory {
+        let cache = SQLiteLastFMCache(store: store)
+        let listenBrainzLogger = options.makeLogger("listenbrainz")
+        let listenBrainz = HTTPListenBrainzClient(
+            transport: lastFMTransport, baseURL: configuration.listenBrainzAPIURL, token: configuration.listenBrainzToken, logger: listenBrainzLogger
+        )
+            .instrumented(options.metrics)
+            .rateLimited(requests: options.listenBrainzRequestsPer10Seconds, per: .seconds(10), clock: options.clock)
+            .retrying(options.lastFMRetry, clock: options.clock, logger: listenBrainzLogger, metrics: options.metrics)
+            .circuitBroken(by: breaker(.listenBrainz))
+        let libreFMLogger = options.makeLogger("librefm")
+        // GNU FM checks no key for reading; Last.fm's key is not sent to another service.
+        let libreFM = HTTPLastFMClient(transport: lastFMTransport, baseURL: configuration.libreFMAPIURL, apiKey: Self.libreFMKey, logger: libreFMLogger)
+            .rateLimited(requestsPerSecond: options.libreFMRequestsPerSecond, clock: options.clock)
+            .retrying(options.lastFMRetry, clock: options.clock, logger: libreFMLogger, metrics: options.metrics)
+            .circuitBroken(by: breaker(.libreFM))
+        let sources = ListeningSources(
+            lastFM: LastFMHistory(lastFM: lastFM),
+            listenBrainz: CachedListeningHistory(
+                base: ListenBrainzHistory(client: listenBrainz, coverArtArchive: configuration.coverArtArchiveURL, now: options.now),
+                namespace: "listenbrainz", store: cache, now: options.now
+            ),
+            libreFM: CachedListeningHistory(
+                base: LibreFMHistory(client: libreFM, now: options.now), namespace: "librefm", store: cache, now: options.now
+            )
+        )
+        return SharedListeningHistory(base: sources)
+    }
+
+    /// The key sent to Libre.fm, whose server wants one in the query but checks none for reading.
+    static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
+
+    /// A source's circuit breaker, reporting its state as `vinylogue_<source>_circuit_open` and in the log.
+    private func breaker(_ source: ScrobbleSource = .lastFM) -> CircuitBreaker {
         let metrics = options.metrics
-        let logger = options.makeLogger("lastfm")
-        metrics.record("vinylogue_lastfm_circuit_open", 0)
+        let label = source.rawValue.lowercased()
+        let gauge = "vinylogue_\(label)_circuit_open"
+        let logger = options.makeLogger(label)
+        let service = source.serviceName
+        metrics.record(gauge, 0)
         return CircuitBreaker(clock: options.breakerClock) { state in
-            metrics.record("vinylogue_lastfm_circuit_open", state == .closed ? 0 : 1)
-            logger.notice(state == .closed ? "Last.fm is answering again" : "Last.fm keeps failing; pausing calls for a minute")
+            metrics.record(gauge, state == .closed ? 0 : 1)
+            logger.notice(state == .closed ? "\(service) is answering again" : "\(service) keeps failing; pausing calls for a minute")
         }
     }
 
@@ -118,17 +167,18 @@ public struct BotAssembly: Sendable {
 
     /// The command set with its guards. Without Telegram (a terminal), nobody is rate limited.
     public func commands(
-        lastFM: any LastFMClient, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?, weekly: WeeklyPostControls
+        lastFM: any LastFMClient, listening: any ListeningHistory, breaker: CircuitBreaker, store: BotStore, telegram: (any TelegramClient)?,
+        weekly: WeeklyPostControls
     ) -> BotCommands {
         let metrics = options.metrics
         let logger = options.makeLogger("commands")
         return BotCommands(CommandSet.Dependencies(
-            engine: ThrowbackEngine(lastFM: lastFM, now: options.now), lastFM: lastFM, store: store,
+            engine: ThrowbackEngine(history: listening, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
             breaker: breaker,
             // An admin check is part of answering a command: it does not wait out a long 429.
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock, patience: .seconds(10)),
-            validUser: ValidLastFMUserGuard(lastFM: lastFM, clock: options.clock, unknownUserHint: options.unknownUserHint),
+            validUser: ValidListenerGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
             weekly: weekly, unknownUserHint: options.unknownUserHint
         )) { outcome in
             let (result, guardName) = outcome.labels
@@ -164,12 +214,13 @@ public struct BotAssembly: Sendable {
     public func terminal(store: BotStore) -> TerminalSession {
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
-        let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now)), store: store)
+        let listening = listening(lastFM: lastFM, store: store)
+        let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(history: listening, now: options.now)), store: store)
         let weekly = WeeklyPostControls(
             calendar: calendar, changes: ScheduleChanges(), posting: TerminalWeeklyPosting(preview: preview, now: options.now), now: options.now
         )
         return TerminalSession(
-            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: nil, weekly: weekly),
+            commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: nil, weekly: weekly),
             photos: collagePhotos(lastFM: lastFM, store: store, keepCovers: false)
         )
     }
@@ -210,7 +261,8 @@ public struct BotAssembly: Sendable {
         let messages = http.followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
-        let composer = WeeklyPostComposer(engine: ThrowbackEngine(lastFM: lastFM, now: options.now))
+        let listening = listening(lastFM: lastFM, store: store)
+        let composer = WeeklyPostComposer(engine: ThrowbackEngine(history: listening, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
         let photos = collagePhotos(lastFM: lastFM, store: store, keepCovers: true)
         let outbox = OutboxDeliverer(
@@ -230,7 +282,7 @@ public struct BotAssembly: Sendable {
         settings.inlineCollageChat = configuration.inlineCollageChatID
         let bot = BotService(
             telegram: calls, pollingClient: http,
-            commands: commands(lastFM: lastFM, breaker: breaker, store: store, telegram: calls, weekly: weekly),
+            commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
             photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock,
             apiURL: configuration.telegramAPIURL, logger: logger

@@ -164,7 +164,7 @@ public struct InlineThrowbacks: Sendable {
         case .failure(let error): return refusal(error.problem ?? "Type a Last.fm name and a number of years, e.g. alice 3.", "usage")
         }
         if parsed.lastFMUser == nil, (try? await store.linkedName(of: asker)) == nil {
-            let button = InlineQueryResultsButton(text: "Link your Last.fm account", startParameter: HelpCommand.linkStart)
+            let button = InlineQueryResultsButton(text: "Link your account to use me inline", startParameter: HelpCommand.linkStart)
             return ("not_linked", .answerInlineQuery(id: query.id, results: [], cacheTime: 0, isPersonal: true, button: button), YearNavigation.Buttons())
         }
         let allowed: CommandInvocation

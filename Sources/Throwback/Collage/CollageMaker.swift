@@ -4,8 +4,9 @@ import LastFM
 import Logging
 import Networking
 
-/// Makes the cover collage of a week's top albums: each album's cover URL from
-/// `album.getInfo` (cached for good by the Last.fm client chain), the covers from the
+/// Makes the cover collage of a week's top albums: each album's cover URL as its source named
+/// it (ListenBrainz's, in the Cover Art Archive), else from Last.fm's `album.getInfo` (cached
+/// for good by the Last.fm client chain), whatever source the chart came from; the covers from the
 /// downloader, the picture from the renderer. An album without a usable cover gets a
 /// placeholder tile; the whole job has a time budget, after which the caller answers in text.
 public struct CollageMaker: Sendable {
@@ -113,7 +114,9 @@ public struct CollageMaker: Sendable {
 
     private static func cover(of album: ChartAlbum, lastFM: any LastFMClient, downloader: CoverDownloader) async -> CoverDownloader.Outcome {
         do {
-            guard let url = try await lastFM.albumInfo(artist: album.artist, album: album.name).coverURL else { return .unusable }
+            var url = album.coverURL.flatMap { LastFMPlaceholder.isPlaceholder($0) ? nil : $0 }
+            if url == nil { url = try await lastFM.albumInfo(artist: album.artist, album: album.name).coverURL }
+            guard let url else { return .unusable }
             return await downloader.cover(at: url)
         } catch {
             // Last.fm down or refusing: a placeholder now, another try next time.

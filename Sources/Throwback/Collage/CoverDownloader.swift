@@ -1,5 +1,6 @@
 import Covers
 import Foundation
+import LastFM
 import Logging
 import Networking
 
@@ -48,7 +49,8 @@ public struct CoverDownloader: Sendable {
     }
 
     public func cover(at url: URL) async -> Outcome {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        // Last.fm's grey star is the absence of a cover: never fetched, never drawn.
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", !LastFMPlaceholder.isPlaceholder(url) else {
             fetched("unusable")
             return .unusable
         }

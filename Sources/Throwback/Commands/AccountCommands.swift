@@ -1,6 +1,9 @@
-/// `link <lastfm-user>`: links the sender's Telegram account to a Last.fm name.
+/// `link <user>`: links the sender's Telegram account to a listener's name (`alice` on
+/// Last.fm, `lb:bob`, `librefm:carol`).
 public struct LinkCommand: Command {
-    public let spec = CommandSpec(name: "link", arguments: "<lastfm-user>", summary: "link your Telegram account to your Last.fm name")
+    public let spec = CommandSpec(
+        name: "link", arguments: "<user>", summary: "link your Telegram account to your Last.fm name (or lb:name, librefm:name)"
+    )
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -15,14 +18,14 @@ public struct LinkCommand: Command {
         guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
         return .change { transaction in
             try transaction.link(telegramUser: invocation.userID, to: name)
-            return .text("Linked you to Last.fm user \(name). Now “throwback” alone shows your week.")
+            return .text("Linked you to \(Self.describe(name)). Now “throwback” alone shows your week.")
         }
     }
 }
 
 /// `unlink`: removes the sender's link.
 public struct UnlinkCommand: Command {
-    public let spec = CommandSpec(name: "unlink", summary: "forget your linked Last.fm name")
+    public let spec = CommandSpec(name: "unlink", summary: "forget your linked account")
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -35,8 +38,15 @@ public struct UnlinkCommand: Command {
             guard let name = try transaction.unlink(telegramUser: invocation.userID) else {
                 return .text("You have no linked Last.fm account.")
             }
-            return .text("Unlinked you from Last.fm user \(name).")
+            return .text("Unlinked you from \(LinkCommand.describe(name)).")
         }
+    }
+}
+
+extension LinkCommand {
+    /// “Last.fm user alice”, “ListenBrainz user lb:bob”.
+    static func describe(_ stored: String) -> String {
+        "\((ListenerName(parsing: stored)?.source ?? .lastFM).serviceName) user \(stored)"
     }
 }
 
@@ -86,13 +96,16 @@ public struct HelpCommand: Command {
     }
 
     static let linking = """
-        Link your Last.fm account: send link <your Last.fm name> here, e.g. link alice. \
+        Link your account: send link <your Last.fm name> here, e.g. link alice \
+        (or link lb:name for ListenBrainz, link librefm:name for Libre.fm). \
         Then type my username and a space in any chat to share a throwback: nothing after it means yours, 1 year ago; \
         add a number of years, or another name: alice 3.
         """
 
     public static func render(_ specs: [CommandSpec]) -> String {
-        var lines = ["I bring back your music history from Last.fm. Commands (in groups, start them with /):"]
+        var lines = [
+            "I bring back your music history from Last.fm, ListenBrainz (lb:name) or Libre.fm (librefm:name). Commands (in groups, start them with /):",
+        ]
         for spec in specs.filter({ !$0.adminOnly }) {
             lines.append("• \(line(spec))")
         }

@@ -12,14 +12,14 @@ public enum CommandSet {
         public var rateLimit: RateLimitGuard
         public var breaker: CircuitBreaker
         public var admin: AdminGuard
-        public var validUser: ValidLastFMUserGuard
+        public var validUser: ValidListenerGuard
         public var weekly: WeeklyPostControls
         /// Added to "no such Last.fm user", e.g. the demo's list of users.
         public var unknownUserHint: String?
 
         public init(
             engine: ThrowbackEngine, lastFM: any LastFMClient, store: BotStore, rateLimit: RateLimitGuard,
-            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidLastFMUserGuard, weekly: WeeklyPostControls,
+            breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidListenerGuard, weekly: WeeklyPostControls,
             unknownUserHint: String? = nil
         ) {
             self.unknownUserHint = unknownUserHint

@@ -3,9 +3,12 @@ import LastFM
 /// The most Last.fm users a chat's roster holds, so a weekly post stays readable.
 let rosterLimit = 50
 
-/// `track <user>`: adds a Last.fm user, in Last.fm's spelling, to this chat's roster.
+/// `track <user>`: adds a listener (`alice`, `lb:bob`, `librefm:carol`), in their service's
+/// spelling, to this chat's roster.
 public struct TrackCommand: Command {
-    public let spec = CommandSpec(name: "track", arguments: "<user>", summary: "add a Last.fm user to this chat's weekly throwbacks", adminOnly: true)
+    public let spec = CommandSpec(
+        name: "track", arguments: "<user>", summary: "add a listener (Last.fm, lb:name, librefm:name) to this chat's weekly throwbacks", adminOnly: true
+    )
     public let guards: [any CommandGuard]
     let weekly: WeeklyPostControls
 
@@ -31,7 +34,7 @@ public struct TrackCommand: Command {
 
 /// `untrack <user>`: removes a user from this chat's roster.
 public struct UntrackCommand: Command {
-    public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a Last.fm user from this chat's roster", adminOnly: true)
+    public let spec = CommandSpec(name: "untrack", arguments: "<user>", summary: "remove a listener from this chat's roster", adminOnly: true)
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -39,7 +42,8 @@ public struct UntrackCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        let name = invocation.arguments[0]
+        // `lastfm:alice` is stored as `alice`; a name no source accepts is looked up as typed.
+        let name = ListenerName(parsing: invocation.arguments[0])?.qualified ?? invocation.arguments[0]
         return .change { transaction in
             guard let removed = try transaction.removeFromRoster(name, chat: invocation.targetChatID) else {
                 return .text("“\(name.prefix(40))” is not tracked here.")
@@ -49,9 +53,9 @@ public struct UntrackCommand: Command {
     }
 }
 
-/// `tracked`: lists this chat's roster in Last.fm's spelling.
+/// `tracked`: lists this chat's roster, each name in its service's spelling.
 public struct TrackedCommand: Command {
-    public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the Last.fm users this chat tracks")
+    public let spec = CommandSpec(name: "tracked", arguments: "[chat-id]", summary: "list the listeners this chat tracks")
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -78,14 +82,26 @@ extension TrackedCommand {
     }
 }
 
-/// `import <user>`: adds that user's Last.fm friends who are not on the roster yet.
+/// `import <user>`: adds that user's Last.fm friends who are not on the roster yet. Only
+/// Last.fm keeps friends: ListenBrainz and Libre.fm names are refused before anyone is asked.
 public struct ImportCommand: Command {
     public let spec = CommandSpec(name: "import", arguments: "<user>", summary: "add a Last.fm user's friends to the roster", adminOnly: true)
     public let guards: [any CommandGuard]
     let lastFM: any LastFMClient
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        invocation.takingTargetChatAndUser()
+        invocation.takingTargetChatAndUser().flatMap { parsed in
+            guard let name = parsed.lastFMUser, let listener = ListenerName(parsing: name), listener.source != .lastFM else {
+                return .success(parsed)
+            }
+            return .failure(UsageError(Self.onlyLastFM(listener)))
+        }
+    }
+
+    /// Why `import lb:bob` does nothing.
+    static func onlyLastFM(_ listener: ListenerName) -> String {
+        "import reads Last.fm friends only: \(listener.source.serviceName) has no friends list to import "
+            + "(add \(listener.qualified) itself with “track \(listener.qualified)”)."
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {

@@ -5,7 +5,7 @@ import LastFM
 public struct ThrowbackCommand: Command {
     public let spec = CommandSpec(
         name: "throwback", aliases: ["tb"], arguments: "[user] [years]",
-        summary: "the albums a Last.fm user played most this week, N years ago (default 1)"
+        summary: "the albums a listener played most this week, N years ago (default 1); lb:name for ListenBrainz, librefm:name for Libre.fm"
     )
     public let guards: [any CommandGuard]
     private let engine: ThrowbackEngine
@@ -22,11 +22,11 @@ public struct ThrowbackCommand: Command {
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         var parsed = invocation
         var rest = invocation.arguments[...]
-        // A bare number is years: Last.fm names start with a letter.
+        // A bare number is years: Last.fm names start with a letter, the others with a prefix.
         if let first = rest.first, CommandParser.years(first) == nil {
             if first.lowercased() != "me" {
-                guard LastFMName.isValid(first) else { return .failure(UsageError("“\(first.prefix(40))” is not a Last.fm username.")) }
-                parsed.lastFMUser = first
+                guard let listener = ListenerName(parsing: first) else { return .failure(UsageError(ListenerName.syntaxHelp(first))) }
+                parsed.lastFMUser = listener.qualified
             }
             rest = rest.dropFirst()
         }
@@ -56,7 +56,7 @@ public struct ThrowbackCommand: Command {
     public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int) async -> BotReply {
         do {
             return .throwback(try await engine.throwback(user: user, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount))
-        } catch let error as LastFMError {
+        } catch let error as any ListeningSourceFailure {
             return .text(error.userMessage(hint: unknownUserHint))
         } catch let error as ThrowbackError {
             return .text(error.userMessage)

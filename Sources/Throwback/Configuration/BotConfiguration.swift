@@ -11,6 +11,14 @@ public struct BotConfiguration: Sendable {
     public var telegramAPIURL: URL
     public var lastFMAPIKey: Secret?
     public var lastFMAPIURL: URL
+    /// `LISTENBRAINZ_API_URL`: the ListenBrainz API root, with or without its `/1/`.
+    public var listenBrainzAPIURL: URL
+    /// `LISTENBRAINZ_TOKEN`: optional; a user token raises ListenBrainz's rate limit.
+    public var listenBrainzToken: Secret?
+    /// `LIBREFM_API_URL`: Libre.fm's Last.fm-compatible API root.
+    public var libreFMAPIURL: URL
+    /// `COVER_ART_ARCHIVE_URL`: where ListenBrainz albums' covers are found by release MBID.
+    public var coverArtArchiveURL: URL
     public var databasePath: String
     /// The most megabytes downloaded album covers may take on disk; 0 keeps none.
     public var coverCacheMB: Int
@@ -49,9 +57,16 @@ public struct BotConfiguration: Sendable {
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
-        replyTTL: Duration = .seconds(3600), inlineCollageChatID: Int64? = nil
+        replyTTL: Duration = .seconds(3600),
+        listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
+        libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
+        inlineCollageChatID: Int64? = nil
     ) {
         self.inlineCollageChatID = inlineCollageChatID
+        self.listenBrainzAPIURL = listenBrainzAPIURL
+        self.listenBrainzToken = listenBrainzToken
+        self.libreFMAPIURL = libreFMAPIURL
+        self.coverArtArchiveURL = coverArtArchiveURL
         self.replyTTL = replyTTL
         self.coverCacheMB = coverCacheMB
         self.telegramToken = telegramToken
@@ -73,11 +88,13 @@ public struct BotConfiguration: Sendable {
     }
 
     /// The keys whose values are secret.
-    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY"]
+    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY", "LISTENBRAINZ_TOKEN"]
 
     /// Every key this program reads, as `.env.example` lists them.
     public static let keys = [
-        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL", "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
+        "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL",
+        "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
+        "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
     ]
@@ -144,6 +161,10 @@ public struct BotConfiguration: Sendable {
         telegramAPIURL = try url("telegram.api.url", default: "https://api.telegram.org")
         lastFMAPIKey = text("lastfm.api.key").map { Secret($0) }
         lastFMAPIURL = try url("lastfm.api.url", default: "https://ws.audioscrobbler.com/2.0/")
+        listenBrainzAPIURL = try url("listenbrainz.api.url", default: "https://api.listenbrainz.org/1/")
+        listenBrainzToken = text("listenbrainz.token").map { Secret($0) }
+        libreFMAPIURL = try url("librefm.api.url", default: "https://libre.fm/2.0/")
+        coverArtArchiveURL = try url("cover.art.archive.url", default: "https://coverartarchive.org/")
         databasePath = text("database.path") ?? "vinylogue.sqlite"
         let coverMB = try integer("cover.cache.mb") ?? 200
         guard (0...100_000).contains(coverMB) else {
@@ -236,6 +257,8 @@ public struct BotConfiguration: Sendable {
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
             "REPLY_TTL=\(Int(replyTTL.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
+            "LISTENBRAINZ_API_URL=\(listenBrainzAPIURL.absoluteString)", "LISTENBRAINZ_TOKEN=\(secret(listenBrainzToken))",
+            "LIBREFM_API_URL=\(libreFMAPIURL.absoluteString)", "COVER_ART_ARCHIVE_URL=\(coverArtArchiveURL.absoluteString)",
         ].joined(separator: " ")
     }
 

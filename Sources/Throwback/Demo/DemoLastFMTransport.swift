@@ -29,6 +29,7 @@ public struct DemoLastFMTransport: HTTPTransport {
         if request.url.host == Self.coverHost {
             return HTTPResponse(status: 200, body: DemoCover.image(artist: query["artist"] ?? "", album: query["album"] ?? ""))
         }
+        if request.url.path.hasSuffix("/listens") { return listenBrainz(request.url, query: query) }
         let method = query["method"]?.lowercased() ?? ""
         if method == "album.getinfo" {
             let artist = query["artist"] ?? "", album = query["album"] ?? ""
@@ -72,6 +73,26 @@ public struct DemoLastFMTransport: HTTPTransport {
         default:
             return json(["error": 3, "message": "Invalid Method - No method with that name in this package"])
         }
+    }
+
+    /// ListenBrainz's `GET /1/user/{user}/listens` for the demo's `lb:` users: the listens of
+    /// their generated weeks, newest first, before `max_ts`, with the span of their history.
+    private func listenBrainz(_ url: URL, query: [String: String]) -> HTTPResponse {
+        let name = url.deletingLastPathComponent().lastPathComponent
+        guard let listener = data.listenBrainzListener(name) else {
+            return HTTPResponse(status: 404, body: Data(#"{"code": 404, "error": "Cannot find user: \#(name)"}"#.utf8))
+        }
+        let now = now()
+        let before = query["max_ts"].flatMap(Int.init).map { min(Date(timeIntervalSince1970: TimeInterval($0)), now) } ?? now
+        let count = min(max(Int(query["count"] ?? "") ?? 25, 1), 1000)
+        let listens = data.listens(for: listener, before: before, count: count).map { listen -> [String: Any] in
+            ["listened_at": listen.at, "track_metadata": ["artist_name": listen.artist, "release_name": listen.album, "track_name": listen.album]]
+        }
+        let latest = data.listens(for: listener, before: now, count: 1).first?.at ?? 0
+        return json(["payload": [
+            "count": listens.count, "user_id": listener.name, "listens": listens,
+            "oldest_listen_ts": Int(LastFMWeek.start(of: listener.since).timeIntervalSince1970) + 3600, "latest_listen_ts": latest,
+        ] as [String: Any]])
     }
 
     private func json(_ object: [String: Any]) -> HTTPResponse {

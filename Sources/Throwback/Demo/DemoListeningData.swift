@@ -13,6 +13,8 @@ public struct DemoListeningData: Sendable {
     }
 
     let listeners: [Listener]
+    /// Demo users of ListenBrainz, named `lb:…`: their weeks are served as raw listens.
+    let listenBrainzListeners: [Listener]
 
     public init() {
         listeners = [
@@ -25,13 +27,39 @@ public struct DemoListeningData: Sendable {
             Listener(name: "dave", realName: "Dave", since: Self.date(2024, 6, 1),
                      favourites: DemoCatalogue.electronic + DemoCatalogue.jazz, friends: ["alice"]),
         ]
+        listenBrainzListeners = [
+            Listener(name: "erin", realName: "Erin", since: Self.date(2016, 5, 8),
+                     favourites: DemoCatalogue.electronic + DemoCatalogue.rockAndClassics, friends: []),
+        ]
     }
 
-    /// The names of the demo users.
-    public var userNames: [String] { listeners.map(\.name) }
+    /// The names of the demo users, as they are written: `lb:` for ListenBrainz's.
+    public var userNames: [String] { listeners.map(\.name) + listenBrainzListeners.map { "lb:\($0.name)" } }
 
     func listener(_ name: String) -> Listener? {
         listeners.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    func listenBrainzListener(_ name: String) -> Listener? {
+        listenBrainzListeners.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// A listener's plays before `before`, newest first, at most `count`: each week's albums
+    /// (as `albums(for:weekStart:)` picks them) spread as single listens over the week.
+    func listens(for listener: Listener, before: Date, count: Int) -> [(at: Int, artist: String, album: String)] {
+        var listens: [(at: Int, artist: String, album: String)] = []
+        var week = LastFMWeek.start(of: before.addingTimeInterval(-1))
+        let first = LastFMWeek.start(of: listener.since)
+        while listens.count < count && week >= first {
+            let albums = albums(for: listener, weekStart: week)
+            let plays = albums.flatMap { album in Array(repeating: album, count: album.playCount) }
+            let step = plays.isEmpty ? 0 : (Int(LastFMWeek.length) - 7200) / plays.count
+            let start = Int(week.timeIntervalSince1970) + 3600
+            let inWeek = plays.enumerated().map { (at: start + $0.offset * step, artist: $0.element.artist, album: $0.element.name) }
+            listens += inWeek.filter { Double($0.at) < before.timeIntervalSince1970 }.reversed()
+            week = week.addingTimeInterval(-LastFMWeek.length)
+        }
+        return Array(listens.prefix(count))
     }
 
     /// Every completed week from the listener's first scrobble until `now`.

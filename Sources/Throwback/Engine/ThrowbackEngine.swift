@@ -4,23 +4,29 @@ import LastFM
 /// The data flow of the original app: now and N years → target date → the chart range that
 /// contains it → that week's album chart → filtered by the play count → a summary.
 ///
-/// A cold throwback costs two Last.fm calls (chart list, album chart); a cached client makes
-/// a warm one cost none.
+/// A cold Last.fm throwback costs two calls (chart list, album chart); a cached client makes
+/// a warm one cost none. Other sources answer the same two questions (`ListeningHistory`).
 public struct ThrowbackEngine: Sendable {
     /// Years a throwback may reach back. Last.fm began in 2002; anything past this is a typo.
     public static let yearRange = 1...50
 
-    private let lastFM: any LastFMClient
+    private let history: any ListeningHistory
     private let now: @Sendable () -> Date
 
-    public init(lastFM: any LastFMClient, now: @escaping @Sendable () -> Date = Date.init) {
-        self.lastFM = lastFM
+    /// - Parameter history: every source the bot reads, usually `ListeningSources`.
+    public init(history: any ListeningHistory, now: @escaping @Sendable () -> Date = Date.init) {
+        self.history = history
         self.now = now
+    }
+
+    /// An engine for Last.fm names only.
+    public init(lastFM: any LastFMClient, now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(history: LastFMHistory(lastFM: lastFM), now: now)
     }
 
     /// The throwback of `user` for the week `yearsAgo` years back.
     ///
-    /// - Throws: `ThrowbackError.yearsOutOfRange`, `LastFMError`, or `CancellationError`.
+    /// - Throws: `ThrowbackError.yearsOutOfRange`, a `ListeningSourceFailure`, or `CancellationError`.
     public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int = 1) async throws -> ThrowbackOutcome {
         guard Self.yearRange.contains(yearsAgo) else { throw ThrowbackError.yearsOutOfRange(yearsAgo) }
         return try await throwback(user: user, in: try await history(of: user), yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, now: now())
@@ -28,7 +34,7 @@ public struct ThrowbackEngine: Sendable {
 
     /// The user's weekly chart ranges: one call, or none when cached.
     public func history(of user: String) async throws -> WeekFinder {
-        WeekFinder(sortedRanges: try await lastFM.weeklyChartList(user: user))
+        WeekFinder(sortedRanges: try await history.weeks(of: user))
     }
 
     /// The throwback for `yearsAgo` years before `now`, from a history already fetched: one
@@ -51,7 +57,7 @@ public struct ThrowbackEngine: Sendable {
             let empty = WeeklyAlbumChart(user: user, range: WeeklyChartRange(from: start, to: start.addingTimeInterval(LastFMWeek.length)), albums: [])
             return .chart(summary(of: empty, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, finder: finder, now: now))
         }
-        let chart = try await lastFM.weeklyAlbumChart(user: user, range: range)
+        let chart = try await history.albumChart(of: user, in: range)
         return .chart(summary(of: chart, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, finder: finder, now: now))
     }
 

@@ -18,13 +18,15 @@ extension ChartFormatter {
     /// One user's section.
     public func weeklySection(_ entry: WeeklyEntry) -> String {
         let name = bold(entry.user, limit: Self.maxUserLength)
+        // The service is named by the name's prefix: the formatter knows no more of sources.
+        let service = (ListenerName(parsing: entry.user)?.source ?? .lastFM).serviceName
         switch entry.content {
         case .quiet:
             return "\(name): no scrobbles that week."
         case .privateProfile:
-            return "\(name) keeps their Last.fm listening data private."
+            return "\(name) keeps their \(service) listening data private."
         case .unavailable:
-            return "\(name): unavailable this week (Last.fm did not answer)."
+            return "\(name): unavailable this week (\(service) did not answer)."
         case let .chart(summary, anniversaries):
             var lines = [name]
             if summary.albums.isEmpty {

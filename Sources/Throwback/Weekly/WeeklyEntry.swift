@@ -66,7 +66,7 @@ public struct WeeklyPostComposer: Sendable {
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .chart(main, anniversaries: anniversaries))
         } catch is CancellationError {
             throw CancellationError()
-        } catch LastFMError.privateProfile {
+        } catch let error as any ListeningSourceFailure where error.isPrivateProfile {
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .privateProfile)
         } catch {
             if Task.isCancelled { throw CancellationError() }

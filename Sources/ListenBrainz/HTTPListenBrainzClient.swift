@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import Networking
+
+/// The ListenBrainz client that talks HTTP: it builds URLs, maps statuses to errors, reads the
+/// rate-limit headers and decodes listens.
+public struct HTTPListenBrainzClient: ListenBrainzClient {
+    /// ListenBrainz's own API root.
+    public static let defaultBaseURL = URL(string: "https://api.listenbrainz.org/1/")!
+    /// Who is asking, as ListenBrainz asks clients to say.
+    static let userAgent = "vinylogue-bot (Telegram bot posting weekly listening throwbacks)"
+
+    private let transport: any HTTPTransport
+    private let baseURL: URL
+    private let token: Secret?
+    private let logger: Logger
+    private let redactor: SecretRedactor
+
+    /// - Parameters:
+    ///   - baseURL: `LISTENBRAINZ_API_URL`, with or without the `/1/` version segment.
+    ///   - token: `LISTENBRAINZ_TOKEN`: optional; it raises the rate limit. Never logged.
+    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: Secret? = nil, logger: Logger = Logger(label: "listenbrainz")) {
+        self.transport = transport
+        self.baseURL = Self.versioned(baseURL)
+        self.token = token
+        self.logger = logger
+        self.redactor = SecretRedactor(secrets: token.map { [$0] } ?? [])
+    }
+
+    public func listens(_ request: ListensRequest) async throws -> ListensPage {
+        var headers = ["User-Agent": Self.userAgent]
+        if let token { headers["Authorization"] = "Token \(token.reveal())" }
+        let http = HTTPRequest(
+            url: url(for: request), headers: headers, timeout: .seconds(20), responseHeaders: ListenBrainzRateLimit.headerNames
+        )
+        logger.debug("ListenBrainz request", metadata: ["user": "\(request.user)", "max_ts": "\(request.maxTimestamp.map(String.init) ?? "-")"])
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(http)
+        } catch let error as TransportError {
+            logger.warning("ListenBrainz unreachable", metadata: ["error": "\(redactor.redact(error.description))"])
+            throw ListenBrainzError.transport(redactor.redact(error.description))
+        }
+        do {
+            return try Self.interpret(response, for: request)
+        } catch let error as ListenBrainzError {
+            let error = error.redacted(with: redactor)
+            logger.log(level: error.isServiceFailure ? .warning : .debug, "ListenBrainz error", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// `{base}/user/{user}/listens?max_ts=…&count=…`, the name percent-encoded as one path segment.
+    func url(for request: ListensRequest) -> URL {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;?#%")
+        let name = request.user.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        components.percentEncodedPath += "user/\(name)/listens"
+        var items = [URLQueryItem(name: "count", value: String(request.count))]
+        if let max = request.maxTimestamp { items.append(URLQueryItem(name: "max_ts", value: String(max))) }
+        components.queryItems = items
+        return components.url!
+    }
+
+    /// The root with its version segment and a trailing slash: `…/1/`.
+    static func versioned(_ url: URL) -> URL {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
+        var path = components.percentEncodedPath
+        if !path.hasSuffix("/") { path += "/" }
+        if !path.hasSuffix("/1/") { path += "1/" }
+        components.percentEncodedPath = path
+        return components.url ?? defaultBaseURL
+    }
+
+    /// Turns a status and body into a page or a typed error.
+    static func interpret(_ response: HTTPResponse, for request: ListensRequest) throws -> ListensPage {
+        let rateLimit = ListenBrainzRateLimit(headers: response.headers)
+        switch response.status {
+        case 200..<300:
+            do {
+                var page = try ListensPage.decode(response.body)
+                page.rateLimit = rateLimit
+                return page
+            } catch {
+                throw ListenBrainzError.undecodable("listens: not the expected JSON")
+            }
+        case 404:
+            throw ListenBrainzError.userNotFound(request.user)
+        case 429:
+            throw ListenBrainzError.rateLimited(resetIn: rateLimit?.resetIn)
+        case 401, 403:
+            throw ListenBrainzError.invalidToken
+        case 500...:
+            throw ListenBrainzError.temporarilyUnavailable("HTTP \(response.status)")
+        default:
+            throw ListenBrainzError.rejected(status: response.status, message: Self.message(in: response.body))
+        }
+    }
+
+    /// The `error` text of an error body, shortened.
+    private static func message(in body: Data) -> String {
+        struct ErrorBody: Decodable { var error: String? }
+        return String(((try? JSONDecoder().decode(ErrorBody.self, from: body))?.error ?? "").prefix(200))
+    }
+}

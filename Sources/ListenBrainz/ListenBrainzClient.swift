@@ -1,0 +1,28 @@
+/// The one ListenBrainz client protocol. The HTTP client implements it, and so does every
+/// adaptor (retry, rate limit, circuit breaker), each wrapping another client, as for Last.fm.
+///
+/// ListenBrainz has no chart for an arbitrary past week (its statistics take only preset
+/// ranges), so the bot reads raw listens, newest first, and builds the week itself
+/// (`ListenBrainzClient.albumChart`).
+public protocol ListenBrainzClient: Sendable {
+    /// One page of a user's listens. Throws `ListenBrainzError` or `CancellationError`.
+    func listens(_ request: ListensRequest) async throws -> ListensPage
+}
+
+/// `GET /1/user/{user}/listens?max_ts=…&count=…`: the newest listens before `maxTimestamp`.
+public struct ListensRequest: Sendable, Hashable {
+    /// The most listens ListenBrainz returns in one page.
+    public static let maxCount = 1000
+
+    public var user: String
+    /// Only listens strictly before this Unix time; nil for the newest.
+    public var maxTimestamp: Int?
+    /// Listens in the page, 1…1000.
+    public var count: Int
+
+    public init(user: String, maxTimestamp: Int? = nil, count: Int = ListensRequest.maxCount) {
+        self.user = user
+        self.maxTimestamp = maxTimestamp
+        self.count = min(max(count, 1), Self.maxCount)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A strict ListenBrainz on loopback: `GET /1/user/{name}/listens` with `max_ts` and `count`
+/// as the real one reads them (newest first, strictly before `max_ts`, `count` at most 1000,
+/// anything else a 400), 404 for unknown users, the rate-limit headers on every answer, and
+/// 429s on demand. Listens come with or without `mbid_mapping`.
+public actor FakeListenBrainz {
+    /// One listen of the fixture.
+    public struct FakeListen: Sendable {
+        public var at: Int
+        public var artist: String
+        public var release: String?
+        /// Sets `mbid_mapping` (release MBID, CAA id and CAA release); nil leaves the mapping out.
+        public var mapping: (releaseMBID: String, caaID: Int?, caaReleaseMBID: String?)?
+
+        public init(at: Int, artist: String, release: String?, mapping: (releaseMBID: String, caaID: Int?, caaReleaseMBID: String?)? = nil) {
+            self.at = at
+            self.artist = artist
+            self.release = release
+            self.mapping = mapping
+        }
+    }
+
+    /// One request the fake received: the user, `max_ts` and `count`.
+    public struct Call: Sendable, Equatable {
+        public var user: String
+        public var maxTimestamp: Int?
+        public var count: Int
+        public var authorization: String?
+    }
+
+    public private(set) var calls: [Call] = []
+    /// Requests refused as malformed (bad `count`, `max_ts`, path or no User-Agent).
+    public private(set) var badRequests = 0
+    private var users: [String: (name: String, listens: [FakeListen])] = [:]
+    private var tooManyRequests: [Int] = []
+    private var remaining = 100
+    private var server: FakeHTTPServer?
+    private var gate: Gate?
+    private var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    public init() {}
+
+    /// Starts serving and returns the root to configure as `LISTENBRAINZ_API_URL`.
+    public func start() async throws -> URL {
+        let server = try await FakeHTTPServer.start { [self] request in await self.handle(request) }
+        self.server = server
+        return server.baseURL
+    }
+
+    public func stop() async {
+        await gate?.open()
+        await server?.stop()
+    }
+
+    /// Adds a user with these listens (any order).
+    public func addUser(_ name: String, listens: [FakeListen]) {
+        users[name.lowercased()] = (name, listens.sorted { $0.at > $1.at })
+    }
+
+    /// The next `times` requests answer 429 with `X-RateLimit-Reset-In: resetIn`.
+    public func rateLimit(resetIn: Int, times: Int = 1) {
+        tooManyRequests += Array(repeating: resetIn, count: times)
+    }
+
+    /// Sets what `X-RateLimit-Remaining` says from now on.
+    public func setRemaining(_ value: Int) {
+        remaining = value
+    }
+
+    /// Holds every response until the returned gate opens.
+    public func hold() -> Gate {
+        let gate = Gate()
+        self.gate = gate
+        return gate
+    }
+
+    /// Returns once the fake has received `count` requests.
+    public func waitForCalls(count: Int) async {
+        if calls.count >= count { return }
+        await withCheckedContinuation { countWaiters.append((count, $0)) }
+    }
+
+    private func handle(_ request: FakeRequest) async -> FakeResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
+        // "", "1", "user", name, "listens"
+        guard request.method == "GET", parts.count == 5, parts[1] == "1", parts[2] == "user", parts[4] == "listens",
+              let name = String(parts[3]).removingPercentEncoding,
+              request.headers["user-agent"].map({ $0.contains("vinylogue") }) == true
+        else { return bad("unexpected request") }
+        let count = request.query["count"].map { Int($0) } ?? 25
+        guard let count, (1...1000).contains(count) else { return bad("count must be 1 to 1000") }
+        var maxTimestamp: Int?
+        if let text = request.query["max_ts"] {
+            guard let value = Int(text) else { return bad("max_ts must be a Unix time") }
+            maxTimestamp = value
+        }
+        calls.append(Call(user: name, maxTimestamp: maxTimestamp, count: count, authorization: request.headers["authorization"]))
+        for waiter in countWaiters where waiter.count <= calls.count { waiter.continuation.resume() }
+        countWaiters.removeAll { $0.count <= calls.count }
+        if let gate { await gate.wait() }
+        if !tooManyRequests.isEmpty {
+            let resetIn = tooManyRequests.removeFirst()
+            return FakeResponse(
+                status: 429, body: Data(#"{"code": 429, "error": "Too many requests"}"#.utf8),
+                headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset-In": "\(resetIn)"]
+            )
+        }
+        let headers = ["X-RateLimit-Remaining": "\(remaining)", "X-RateLimit-Reset-In": "7", "X-RateLimit-Limit": "100"]
+        guard let user = users[name.lowercased()] else {
+            return FakeResponse(status: 404, body: Data(#"{"code": 404, "error": "Cannot find user: \#(name)"}"#.utf8), headers: headers)
+        }
+        let page = user.listens.filter { listen in maxTimestamp.map { listen.at < $0 } ?? true }.prefix(count)
+        let object: [String: Any] = ["payload": [
+            "count": page.count, "user_id": user.name,
+            "latest_listen_ts": user.listens.first?.at ?? 0, "oldest_listen_ts": user.listens.last?.at ?? 0,
+            "listens": page.map(Self.json),
+        ] as [String: Any]]
+        return FakeResponse(status: 200, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), headers: headers)
+    }
+
+    private func bad(_ message: String) -> FakeResponse {
+        badRequests += 1
+        return .json(#"{"code": 400, "error": "\#(message)"}"#, status: 400)
+    }
+
+    private static func json(_ listen: FakeListen) -> [String: Any] {
+        var metadata: [String: Any] = ["artist_name": listen.artist, "track_name": "Track", "additional_info": ["listening_from": "fake"]]
+        if let release = listen.release { metadata["release_name"] = release }
+        if let mapping = listen.mapping {
+            var object: [String: Any] = ["release_mbid": mapping.releaseMBID, "recording_mbid": "00000000-0000-0000-0000-000000000000"]
+            if let id = mapping.caaID { object["caa_id"] = id }
+            if let release = mapping.caaReleaseMBID { object["caa_release_mbid"] = release }
+            metadata["mbid_mapping"] = object
+        }
+        return ["listened_at": listen.at, "inserted_at": listen.at, "user_name": "x", "track_metadata": metadata]
+    }
+}
