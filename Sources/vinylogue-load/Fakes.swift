@@ -29,6 +29,38 @@ struct Fakes {
         await lastFM.stop()
     }
 
+    /// Runs `vinylogue-bot run` from `binary` against these fakes in a new directory, hands it
+    /// to `measure`, and stops the fakes; a failed measurement ends the bot and says what its
+    /// stderr said last.
+    func measureBot<Result>(
+        _ binary: URL, purpose: String, environment: [String: String] = [:], _ measure: (ChildProcess) async throws -> Result
+    ) async throws -> Result {
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            let directory = try temporaryDirectory(purpose)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let child: ChildProcess
+            do {
+                child = try ChildProcess.spawn(
+                    binary, ["run"], environment: childEnvironment(["POLL_TIMEOUT": "50"].merging(environment) { _, given in given }), in: directory
+                )
+            } catch {
+                throw LoadError("could not start \(binary.path): \(error)")
+            }
+            do {
+                outcome = .success(try await measure(child))
+            } catch {
+                child.terminate()
+                _ = await child.waitForExit(timeout: .seconds(10))
+                throw LoadError("\(error)" + ThrowbackLoad.tail(child.stderrTail()))
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        await stop()
+        return try outcome.get()
+    }
+
     /// The child's whole environment: these keys and `extra`, nothing inherited but `PATH`.
     func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         [

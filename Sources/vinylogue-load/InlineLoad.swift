@@ -45,30 +45,12 @@ struct InlineLoad {
     }
 
     func run() async throws -> Result {
-        let directory = try temporaryDirectory("inline")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let fakes = try await Fakes.start { lastFM in
             await lastFM.addUser("alice", ranges: Fakes.weeklyRanges(weeks: 15 * 53))
             let from = Fakes.weekStart(yearsBefore: Date(), years: 3)
             await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
         }
-        let child: ChildProcess
-        do {
-            child = try ChildProcess.spawn(binary, ["run"], environment: fakes.childEnvironment(["POLL_TIMEOUT": "50"]), in: directory)
-        } catch {
-            await fakes.stop()
-            throw LoadError("could not start \(binary.path): \(error)")
-        }
-        do {
-            let result = try await measure(child, fakes)
-            await fakes.stop()
-            return result
-        } catch {
-            child.terminate()
-            _ = await child.waitForExit(timeout: .seconds(10))
-            await fakes.stop()
-            throw LoadError("\(error)" + ThrowbackLoad.tail(child.stderrTail()))
-        }
+        return try await fakes.measureBot(binary, purpose: "inline") { try await measure($0, fakes) }
     }
 
     private func measure(_ child: ChildProcess, _ fakes: Fakes) async throws -> Result {

@@ -61,8 +61,6 @@ struct ThrowbackLoad {
     }
 
     func run() async throws -> Result {
-        let directory = try temporaryDirectory("throwbacks")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let fakes = try await Fakes.start { lastFM in
             // About 15 years of weeks, as a long-time scrobbler has, so the chart list is
             // as large to decode and search as a real one.
@@ -71,23 +69,7 @@ struct ThrowbackLoad {
             await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
             if covers { await lastFM.setDefaultCover(.generated) }
         }
-        let child: ChildProcess
-        do {
-            child = try ChildProcess.spawn(binary, ["run"], environment: fakes.childEnvironment(["POLL_TIMEOUT": "50"].merging(environment) { _, given in given }), in: directory)
-        } catch {
-            await fakes.stop()
-            throw LoadError("could not start \(binary.path): \(error)")
-        }
-        do {
-            let result = try await measure(child, fakes)
-            await fakes.stop()
-            return result
-        } catch {
-            child.terminate()
-            _ = await child.waitForExit(timeout: .seconds(10))
-            await fakes.stop()
-            throw LoadError("\(error)" + Self.tail(child.stderrTail()))
-        }
+        return try await fakes.measureBot(binary, purpose: "throwbacks", environment: environment) { try await measure($0, fakes) }
     }
 
     private func measure(_ child: ChildProcess, _ fakes: Fakes) async throws -> Result {
