@@ -76,9 +76,11 @@ public struct CollagePhotos: Sendable {
         guard !summary.albums.isEmpty else { return nil }
         let key = Self.key(for: summary)
         albums.set(summary.albums, forKey: key)
+        // Drawn before uploaded: `sent` records the file_id before it forgets the drawing, so
+        // a burst that misses one finds the other (the outbox sends by file_id once there is one).
+        if let collage = drawn.value(forKey: key) { return .rendered(collage, key: key) }
         if let fileID = await fileID(for: key) { return .stored(fileID: fileID, key: key) }
         if case .noCovers? = known.value(forKey: key, now: elapsed.elapsed()) { return nil }
-        if let collage = drawn.value(forKey: key) { return .rendered(collage, key: key) }
         switch await maker.outcome(of: summary.albums) {
         case .collage(let collage):
             if collage.complete { drawn.set(collage, forKey: key) }
