@@ -410,6 +410,14 @@ enum Executable {
         #expect(!text.contains("<b>"))
     }
 
+    /// Inline mode is Telegram's: in a terminal, help does not send people to type a username.
+    @Test func theConsoleHelpLeavesOutInlineMode() async throws {
+        let result = try await Executable.run(["console", "--demo"], input: "help\nhelp link\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "throwback [user] [years]").count == 3, "\(result.stdout)")
+        #expect(!result.stdout.contains("username"), "\(result.stdout)")
+    }
+
     /// Foundation calls UTC "GMT"; the weekly replies say the zone as the admin wrote it.
     @Test func theWeeklyRepliesNameUTCAsUTC() async throws {
         let result = try await Executable.run(["console", "--demo"], input: "weekly mon 09:00 UTC\nweekly on\n")

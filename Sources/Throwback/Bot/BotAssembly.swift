@@ -179,7 +179,7 @@ public struct BotAssembly: Sendable {
             // An admin check is part of answering a command: it does not wait out a long 429.
             admin: AdminGuard(globalAdmins: configuration.adminUserIDs, telegram: telegram, clock: options.clock, patience: .seconds(10)),
             validUser: ValidListenerGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
-            weekly: weekly, unknownUserHint: options.unknownUserHint
+            weekly: weekly, unknownUserHint: options.unknownUserHint, inlineMode: telegram != nil
         )) { outcome in
             let (result, guardName) = outcome.labels
             metrics.increment("vinylogue_commands_total", [("command", outcome.command), ("outcome", result), ("guard", guardName)])

@@ -78,9 +78,14 @@ public struct HelpCommand: Command {
     public let guards: [any CommandGuard]
     private let otherSpecs: [CommandSpec]
 
-    public init(guards: [any CommandGuard], otherSpecs: [CommandSpec]) {
+    /// Whether people can reach the bot in inline mode: not in a terminal, where "type my
+    /// username" means nothing.
+    private let inlineMode: Bool
+
+    public init(guards: [any CommandGuard], otherSpecs: [CommandSpec], inlineMode: Bool = true) {
         self.guards = guards
         self.otherSpecs = otherSpecs
+        self.inlineMode = inlineMode
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
@@ -91,8 +96,8 @@ public struct HelpCommand: Command {
     public static let linkStart = "link"
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard invocation.arguments != [Self.linkStart] else { return .reply(.text(Self.linking)) }
-        return .reply(.text(Self.render(otherSpecs)))
+        if inlineMode, invocation.arguments == [Self.linkStart] { return .reply(.text(Self.linking)) }
+        return .reply(.text(Self.render(otherSpecs, inlineMode: inlineMode)))
     }
 
     static let linking = """
@@ -102,7 +107,7 @@ public struct HelpCommand: Command {
         add a number of years, or another name: alice 3.
         """
 
-    public static func render(_ specs: [CommandSpec]) -> String {
+    public static func render(_ specs: [CommandSpec], inlineMode: Bool = true) -> String {
         var lines = [
             "I bring back your music history from Last.fm, ListenBrainz (lb:name) or Libre.fm (librefm:name). Commands (in groups, start them with /):",
         ]
@@ -115,7 +120,9 @@ public struct HelpCommand: Command {
             lines += admin.map { "• \(line($0))" }
         }
         lines.append("Example: throwback alice 3")
-        lines.append("In any chat, type my username, a space and a name (e.g. alice 3) to share a throwback there.")
+        if inlineMode {
+            lines.append("In any chat, type my username, a space and a name (e.g. alice 3) to share a throwback there.")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -16,13 +16,17 @@ public enum CommandSet {
         public var weekly: WeeklyPostControls
         /// Added to "no such Last.fm user", e.g. the demo's list of users.
         public var unknownUserHint: String?
+        /// Whether the commands are answered in Telegram, where inline mode exists, rather
+        /// than in a terminal.
+        public var inlineMode: Bool
 
         public init(
             engine: ThrowbackEngine, lastFM: any LastFMClient, store: BotStore, rateLimit: RateLimitGuard,
             breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidListenerGuard, weekly: WeeklyPostControls,
-            unknownUserHint: String? = nil
+            unknownUserHint: String? = nil, inlineMode: Bool = true
         ) {
             self.unknownUserHint = unknownUserHint
+            self.inlineMode = inlineMode
             self.engine = engine
             self.lastFM = lastFM
             self.store = store
@@ -55,7 +59,7 @@ public enum CommandSet {
             WeeklyCommand(guards: [d.admin], controls: d.weekly),
             PostNowCommand(guards: [d.admin], controls: d.weekly),
         ]
-        commands.insert(HelpCommand(guards: [], otherSpecs: commands.map(\.spec)), at: 5)
+        commands.insert(HelpCommand(guards: [], otherSpecs: commands.map(\.spec), inlineMode: d.inlineMode), at: 5)
         return commands
     }
 
