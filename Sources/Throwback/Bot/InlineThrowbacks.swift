@@ -111,7 +111,7 @@ public struct InlineThrowbacks: Sendable {
             }
             let keyboard = YearNavigation.buttons(for: reply).keyboard
             _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
-        } catch TelegramError.badRequest(let description) where description.contains("not modified") {
+        } catch let error as TelegramError where error.meansNotModified {
             // It was sent as that photo already.
         } catch {
             logger.notice("could not put a collage into an inline message", metadata: ["error": "\(error)"])
@@ -134,7 +134,7 @@ public struct InlineThrowbacks: Sendable {
             } catch TelegramError.badRequest(let description) where description.contains("no text in the message") {
                 _ = try await telegram.send(TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard))
             }
-        } catch TelegramError.badRequest(let description) where description.contains("not modified") {
+        } catch let error as TelegramError where error.meansNotModified {
             // Pressed twice: it shows that year already.
         } catch {
             logger.notice("could not edit an inline message", metadata: ["error": "\(error)"])

@@ -9,4 +9,10 @@ extension TelegramError {
         default: false
         }
     }
+
+    /// 400 "message is not modified": an edit to what the message shows already.
+    var meansNotModified: Bool {
+        if case .badRequest(let reason) = self { return reason.contains("message is not modified") }
+        return false
+    }
 }

@@ -519,7 +519,7 @@ public final class OutboxDeliverer: Sendable {
     private func refused(
         _ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, refusal: TelegramError, failures: Int, logger: Logger
     ) async -> Step {
-        if case .badRequest(let reason) = refusal, reason.contains("message is not modified") {
+        if refusal.meansNotModified {
             logger.debug("the message already shows that")
             await settle(message, .sent, note: "not modified", logger: logger)
             return .done
