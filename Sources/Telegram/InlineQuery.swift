@@ -49,18 +49,11 @@ public enum InlineQueryResult: Sendable, Equatable {
     }
 
     var json: JSONValue {
-        guard case .object(var object) = content else { return content }
+        var object: [String: JSONValue]
+        let keyboard: InlineKeyboard?
         switch self {
-        case .article(_, _, _, _, let keyboard?), .cachedPhoto(_, _, _, _, let keyboard?): object["reply_markup"] = keyboard.json
-        default: break
-        }
-        return .object(object)
-    }
-
-    private var content: JSONValue {
-        switch self {
-        case let .article(id, title, description, html, _):
-            var object: [String: JSONValue] = [
+        case let .article(id, title, description, html, markup):
+            object = [
                 "type": .string("article"), "id": .string(id), "title": .string(title),
                 "input_message_content": .object([
                     "message_text": .string(html), "parse_mode": .string("HTML"),
@@ -68,13 +61,16 @@ public enum InlineQueryResult: Sendable, Equatable {
                 ]),
             ]
             if let description { object["description"] = .string(description) }
-            return .object(object)
-        case let .cachedPhoto(id, fileID, title, captionHTML, _):
-            return .object([
+            keyboard = markup
+        case let .cachedPhoto(id, fileID, title, captionHTML, markup):
+            object = [
                 "type": .string("photo"), "id": .string(id), "photo_file_id": .string(fileID), "title": .string(title),
                 "caption": .string(captionHTML), "parse_mode": .string("HTML"),
-            ])
+            ]
+            keyboard = markup
         }
+        if let keyboard { object["reply_markup"] = keyboard.json }
+        return .object(object)
     }
 }
 
@@ -94,12 +90,7 @@ public struct InlineQueryResultsButton: Sendable, Equatable {
 extension TelegramRequest where Response == TelegramOK {
     /// Replaces the text (and keyboard) of a message sent in inline mode.
     public static func editInlineMessageText(_ inlineMessageID: String, html: String, keyboard: InlineKeyboard? = nil) -> TelegramRequest<TelegramOK> {
-        var parameters: [String: JSONValue] = [
-            "inline_message_id": .string(inlineMessageID), "text": .string(html), "parse_mode": .string("HTML"),
-            "link_preview_options": .object(["is_disabled": .bool(true)]),
-        ]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "editMessageText", parameters: parameters)
+        .init(method: "editMessageText", parameters: EditedMessage.inline(inlineMessageID).text(html, keyboard: keyboard))
     }
 
     /// Replaces the photo and caption of a message sent in inline mode: only by `file_id`,
@@ -107,21 +98,13 @@ extension TelegramRequest where Response == TelegramOK {
     public static func editInlineMessagePhoto(
         _ inlineMessageID: String, fileID: String, captionHTML: String, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<TelegramOK> {
-        var parameters: [String: JSONValue] = [
-            "inline_message_id": .string(inlineMessageID),
-            "media": .object(["type": .string("photo"), "media": .string(fileID), "caption": .string(captionHTML), "parse_mode": .string("HTML")]),
-        ]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        let (parameters, _) = EditedMessage.inline(inlineMessageID).photo(.fileID(fileID), captionHTML: captionHTML, keyboard: keyboard)
         return .init(method: "editMessageMedia", parameters: parameters)
     }
 
     /// Replaces the caption (and keyboard) of a photo sent in inline mode.
     public static func editInlineMessageCaption(_ inlineMessageID: String, captionHTML: String, keyboard: InlineKeyboard? = nil) -> TelegramRequest<TelegramOK> {
-        var parameters: [String: JSONValue] = [
-            "inline_message_id": .string(inlineMessageID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
-        ]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "editMessageCaption", parameters: parameters)
+        .init(method: "editMessageCaption", parameters: EditedMessage.inline(inlineMessageID).caption(captionHTML, keyboard: keyboard))
     }
 
     /// Answers an inline query with at most 50 results.

@@ -175,12 +175,7 @@ extension TelegramRequest {
     public static func editMessageText(
         chatID: Int64, messageID: Int64, html: String, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<IgnoredResult> {
-        var parameters: [String: JSONValue] = [
-            "chat_id": .int(chatID), "message_id": .int(messageID), "text": .string(html), "parse_mode": .string("HTML"),
-            "link_preview_options": .object(["is_disabled": .bool(true)]),
-        ]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "editMessageText", parameters: parameters)
+        .init(method: "editMessageText", parameters: EditedMessage.chat(chatID, message: messageID).text(html, keyboard: keyboard))
     }
 
     /// A photo with an HTML caption (at most `TelegramHTML.maxCaptionLength` once parsed),
@@ -209,19 +204,7 @@ extension TelegramRequest {
     public static func editMessageMedia(
         chatID: Int64, messageID: Int64, photo: PhotoSource, captionHTML: String, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<SentMessage> {
-        var media: [String: JSONValue] = [
-            "type": .string("photo"), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
-        ]
-        var attachments: [String: InputFile] = [:]
-        switch photo {
-        case .upload(let file):
-            attachments["photo"] = file
-            media["media"] = .string("attach://photo")
-        case .fileID(let id):
-            media["media"] = .string(id)
-        }
-        var parameters: [String: JSONValue] = ["chat_id": .int(chatID), "message_id": .int(messageID), "media": .object(media)]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
+        let (parameters, attachments) = EditedMessage.chat(chatID, message: messageID).photo(photo, captionHTML: captionHTML, keyboard: keyboard)
         return .init(method: "editMessageMedia", parameters: parameters, attachments: attachments)
     }
 
@@ -229,11 +212,7 @@ extension TelegramRequest {
     public static func editMessageCaption(
         chatID: Int64, messageID: Int64, captionHTML: String, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<IgnoredResult> {
-        var parameters: [String: JSONValue] = [
-            "chat_id": .int(chatID), "message_id": .int(messageID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
-        ]
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "editMessageCaption", parameters: parameters)
+        .init(method: "editMessageCaption", parameters: EditedMessage.chat(chatID, message: messageID).caption(captionHTML, keyboard: keyboard))
     }
 
     public static func answerCallbackQuery(id: String, text: String? = nil) -> TelegramRequest<TelegramOK> {
