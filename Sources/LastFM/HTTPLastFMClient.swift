@@ -12,26 +12,32 @@ public struct HTTPLastFMClient: LastFMClient {
     private let apiKey: Secret
     private let logger: Logger
     private let redactor: SecretRedactor
+    private let service: String
 
     /// - Parameters:
     ///   - baseURL: `LASTFM_API_URL`; any Last.fm-compatible root, such as Libre.fm's.
     ///   - apiKey: `LASTFM_API_KEY`. It is sent in the query and never logged.
-    public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: Secret, logger: Logger = Logger(label: "lastfm")) {
+    ///   - service: the service's name in log lines, so that Libre.fm's are not read as Last.fm's.
+    public init(
+        transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: Secret, service: String = "Last.fm",
+        logger: Logger = Logger(label: "lastfm")
+    ) {
         self.transport = transport
         self.baseURL = baseURL
         self.apiKey = apiKey
+        self.service = service
         self.logger = logger
         self.redactor = SecretRedactor(secrets: [apiKey])
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
         let request = HTTPRequest(url: url(for: call), headers: ["User-Agent": "vinylogue-bot"], timeout: .seconds(20))
-        logger.debug("Last.fm request", metadata: ["method": "\(call.method)", "user": "\(call.user ?? "-")"])
+        logger.debug("\(service) request", metadata: ["method": "\(call.method)", "user": "\(call.user ?? "-")"])
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch let error as TransportError {
-            logger.warning("Last.fm unreachable", metadata: ["method": "\(call.method)", "error": "\(redactor.redact(error.description))"])
+            logger.warning("\(service) unreachable", metadata: ["method": "\(call.method)", "error": "\(redactor.redact(error.description))"])
             throw LastFMError.transport(redactor.redact(error.description))
         }
         do {
@@ -40,7 +46,7 @@ public struct HTTPLastFMClient: LastFMClient {
             let error = error.redacted(with: redactor)
             // A missing user is an answer, not an incident; failures of the service are.
             logger.log(
-                level: error.isServiceFailure ? .warning : .debug, "Last.fm error",
+                level: error.isServiceFailure ? .warning : .debug, "\(service) error",
                 metadata: ["method": "\(call.method)", "error": "\(error)"]
             )
             throw error

@@ -184,4 +184,19 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         #expect(!logs.allLines.isEmpty)
         #expect(!logs.text.contains("secret-key-123"))
     }
+
+    @Test func aLibreFMClientNamesLibreFMInItsLogLines() async {
+        let logs = LogCapture()
+        let transport = ScriptedTransport([
+            .fail("could not connect to host"),
+            .respond(status: 503, body: "down"),
+        ])
+        let libreFM = HTTPLastFMClient(transport: transport, apiKey: "k", service: "Libre.fm", logger: logs.logger())
+        _ = try? await libreFM.weeklyChartList(user: "carol")
+        _ = try? await libreFM.weeklyChartList(user: "carol")
+        #expect(logs.allLines.contains { $0.contains("Libre.fm request") })
+        #expect(logs.allLines.contains { $0.contains("Libre.fm unreachable") })
+        #expect(logs.allLines.contains { $0.contains("Libre.fm error") })
+        #expect(!logs.text.contains("Last.fm"))
+    }
 }

@@ -123,7 +123,10 @@ public struct BotAssembly: Sendable {
             .circuitBroken(by: breaker(.listenBrainz))
         let libreFMLogger = options.makeLogger("librefm")
         // GNU FM checks no key for reading; Last.fm's key is not sent to another service.
-        let libreFM = HTTPLastFMClient(transport: lastFMTransport, baseURL: configuration.libreFMAPIURL, apiKey: Self.libreFMKey, logger: libreFMLogger)
+        let libreFM = HTTPLastFMClient(
+            transport: lastFMTransport, baseURL: configuration.libreFMAPIURL, apiKey: Self.libreFMKey, service: ScrobbleSource.libreFM.serviceName,
+            logger: libreFMLogger
+        )
             .rateLimited(requestsPerSecond: options.libreFMRequestsPerSecond, clock: options.clock)
             .retrying(options.lastFMRetry, clock: options.clock, logger: libreFMLogger, metrics: options.metrics)
             .circuitBroken(by: breaker(.libreFM))
