@@ -21,7 +21,7 @@ import TestLogging
         await harness.telegram.pushMessage("/track nobody_here", chatID: group, userID: admin)
         await harness.telegram.pushMessage("/tracked", chatID: group, userID: admin)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 4)
+        try await harness.telegram.waitForCalls("sendMessage", count: 4)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -41,7 +41,7 @@ import TestLogging
         await harness.telegram.pushMessage("/import alice", chatID: group, userID: admin)
         await harness.telegram.pushMessage("/tracked", chatID: group, userID: admin)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [admin]))
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -57,7 +57,7 @@ import TestLogging
         await harness.telegram.pushMessage("/filter 3 \(channel)", chatID: admin, chatType: "private", userID: admin)
         await harness.telegram.pushMessage("/weekly off \(channel)", chatID: member, chatType: "private", userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.sorted { ($0.chatID ?? 0) < ($1.chatID ?? 0) }.map { $0.text ?? "" }
@@ -72,7 +72,7 @@ import TestLogging
         let harness = try await BotHarness.start()
         for years in [3, 3, 2, 3, 1, 2, 3, 3, 2, 1] { await harness.telegram.pushMessage("/tb alice \(years)", chatID: group, userID: member) }
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 10)
+        try await harness.telegram.waitForCalls("sendMessage", count: 10)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -88,7 +88,7 @@ import TestLogging
         for chat in 1...25 { await harness.telegram.pushMessage("/help", chatID: -Int64(chat), userID: member) }
         await harness.telegram.pushMessage("/help", chatID: admin, chatType: "private", userID: admin)
         let bot = RunningBot(try await harness.bot(clock: TestClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 17)
+        try await harness.telegram.waitForCalls("sendMessage", count: 17)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.filter { $0.chatID != admin }.map { $0.text ?? "" }
@@ -108,14 +108,14 @@ import TestLogging
         let bot = RunningBot(try await harness.bot(
             clock: ImmediateClock(), breakerClock: breakerClock
         ))
-        await harness.telegram.waitForCalls("sendMessage", count: 4)
+        try await harness.telegram.waitForCalls("sendMessage", count: 4)
         #expect(await harness.lastFM.count() == 12)
         let refused = await harness.telegram.delivered.map { $0.text ?? "" }
         #expect(refused == Array(repeating: "Last.fm is having trouble, try again in a minute.", count: 4))
 
         await breakerClock.advance(by: .seconds(60))
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
-        await harness.telegram.waitForCalls("sendMessage", count: 5)
+        try await harness.telegram.waitForCalls("sendMessage", count: 5)
         try await bot.shutDown()
 
         #expect(await harness.lastFM.count(excluding: "album.getinfo") == 14)
@@ -127,14 +127,14 @@ import TestLogging
         let harness = try await BotHarness.start()
         await harness.telegram.pushMessage("/tb alice 2", chatID: group, messageID: 10)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         let first = try #require(await harness.telegram.delivered.first)
         let buttons = Self.buttons(first)
         #expect(buttons.map(\.text) == ["◀ 3 years ago", "1 year ago ▶"])
 
         let replyID = try #require(await harness.telegram.sentMessageIDs.first)
         await harness.telegram.pushCallback(data: buttons[0].data, chatID: group, messageID: replyID)
-        await harness.telegram.waitForCalls("editMessageText")
+        try await harness.telegram.waitForCalls("editMessageText")
         try await bot.shutDown()
         #expect(await harness.telegram.calls("answerCallbackQuery").count == 1)
 
@@ -155,7 +155,7 @@ import TestLogging
         await harness.telegram.push(["callback_query": ["id": "broken", "from": "not a user"]])
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await bot.shutDown()
 
         // The stale button has no chat, so it may be answered before or after the others.
@@ -175,13 +175,13 @@ import TestLogging
         await harness.telegram.setIgnoresConfirmations(true)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         await first.cancel()
 
         // Telegram never saw the confirmation, so it delivers the update again.
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 2)
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await second.shutDown()
 
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [1, 2])
@@ -193,12 +193,12 @@ import TestLogging
         let gate = await harness.lastFM.hold(user: "slowpoke")
         await harness.telegram.pushMessage("/tb slowpoke 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.lastFM.waitForCall(user: "slowpoke")
+        try await harness.lastFM.waitForCall(user: "slowpoke")
         await first.cancel()
         await gate.open()
 
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await second.shutDown()
 
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [1])
@@ -209,14 +209,14 @@ import TestLogging
         let harness = try await BotHarness.start()
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await first.shutDown()
         #expect(await harness.lastFM.count(excluding: "album.getinfo") == 2)
         let cold = await harness.lastFM.count()
 
         await harness.telegram.pushMessage("/tb ALICE 3", chatID: group)
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await second.shutDown()
 
         #expect(await harness.lastFM.count() == cold)
@@ -232,7 +232,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb me 3", chatID: group, userID: member)
         await harness.telegram.pushMessage("/unlink", chatID: group, userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 4)
+        try await harness.telegram.waitForCalls("sendMessage", count: 4)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -250,7 +250,7 @@ import TestLogging
         await harness.telegram.pushMessage("/help", chatID: group)
         let services = try await harness.services(clock: ImmediateClock())
         let bot = RunningBot(services.bot)
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         await services.outbox.idle()
         try await bot.shutDown()
 
@@ -270,7 +270,7 @@ import TestLogging
             method: "sendMessage"
         )
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [admin]))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         #expect(await harness.telegram.delivered.map(\.chatID) == [-1_005_001])
@@ -291,7 +291,7 @@ import TestLogging
         // Asked in the old chat, so that it is handled after the upgrade message.
         await harness.telegram.pushMessage("/tracked \(supergroup)", chatID: group, userID: admin)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [admin]))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         #expect(await harness.telegram.delivered.last?.text == "Tracked (1): bob")
@@ -310,7 +310,7 @@ import TestLogging
         let first = RunningBot(try await harness.bot(clock: clock, delivery: patient))
         // Five tries, a second apart as Telegram asks; then the reply waits to be tried again.
         for attempt in 1...5 {
-            await harness.telegram.waitForCalls("sendMessage", count: attempt)
+            try await harness.telegram.waitForCalls("sendMessage", count: attempt)
             #expect(await clock.waitForSleeper())
             await clock.advance(by: .seconds(1))
         }
@@ -320,7 +320,7 @@ import TestLogging
         await harness.telegram.endOutage(of: "sendMessage")
         let tries = await harness.telegram.calls("sendMessage").count
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: tries + 1)
+        try await harness.telegram.waitForCalls("sendMessage", count: tries + 1)
         try await second.shutDown()
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [3])
         await harness.stop()
@@ -331,7 +331,7 @@ import TestLogging
         for _ in 0..<12 { await harness.telegram.pushMessage("hello?", chatID: member, chatType: "private", userID: member) }
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), rateLimits: .init(user: .init(burst: 3, perMinute: 3))))
         await harness.telegram.pushMessage("/help", chatID: admin, chatType: "private", userID: admin)
-        await harness.telegram.waitForCalls("sendMessage", count: 5)
+        try await harness.telegram.waitForCalls("sendMessage", count: 5)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.filter { $0.chatID == member }.map { $0.text ?? "" }

@@ -60,7 +60,7 @@ final class RecordingRenderer: CollageRendering {
         await harness.lastFM.setDefaultCover(.generated)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         try await bot.shutDown()
 
         let delivered = await harness.telegram.delivered
@@ -80,14 +80,14 @@ final class RecordingRenderer: CollageRendering {
         await harness.lastFM.setDefaultCover(.generated)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
         var bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         try await bot.shutDown()
         let lookups = await harness.lastFM.count("album.getinfo")
         let downloads = await harness.lastFM.coverDownloads
 
         await harness.telegram.pushMessage("/tb alice 3", chatID: otherGroup, userID: member)
         bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendPhoto", count: 2)
+        try await harness.telegram.waitForCalls("sendPhoto", count: 2)
         try await bot.shutDown()
 
         let photos = await harness.telegram.delivered.filter { $0.method == "sendPhoto" }
@@ -110,7 +110,7 @@ final class RecordingRenderer: CollageRendering {
         try await BotStore(path: harness.databasePath).saveCollageFileID("photo-from-another-bot", for: key, at: BotHarness.now)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendPhoto", count: 2)
+        try await harness.telegram.waitForCalls("sendPhoto", count: 2)
         try await bot.shutDown()
 
         #expect(await harness.telegram.refusals.map(\.description) == ["Bad Request: wrong file identifier/HTTP URL specified"])
@@ -127,13 +127,13 @@ final class RecordingRenderer: CollageRendering {
         await addCarol(harness, albums: 4)
         await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         let sent = try #require(await harness.telegram.sentMessageIDs.first)
         let before = try #require(await harness.telegram.photoMessage(chat: group, messageID: sent))
         let photo = try #require(await harness.telegram.delivered.first)
         #expect(photo.buttonData.first == "tb|4|carol")
         await harness.telegram.pushCallback(data: "tb|4|carol", chatID: group, messageID: sent, userID: member)
-        await harness.telegram.waitForCalls("editMessageMedia")
+        try await harness.telegram.waitForCalls("editMessageMedia")
         try await bot.shutDown()
 
         let after = try #require(await harness.telegram.photoMessage(chat: group, messageID: sent))
@@ -164,13 +164,13 @@ final class RecordingRenderer: CollageRendering {
         let renderer = RecordingRenderer()
         await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
         let bot = RunningBot(try await harness.services(clock: ImmediateClock(), admins: [member], collageRenderer: renderer).bot)
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         #expect(await harness.lastFM.coverDownloads == 9)
         // Another collage of the same albums: the good covers come from disk, the 404, the
         // HTML and the bomb are not fetched again; only the cut-off one is tried again.
         await harness.telegram.pushMessage("/filter 2", chatID: group, userID: member)
         await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
-        await harness.telegram.waitForCalls("sendPhoto", count: 2)
+        try await harness.telegram.waitForCalls("sendPhoto", count: 2)
         try await bot.shutDown()
         #expect(await harness.lastFM.coverDownloads == 10)
 
@@ -192,7 +192,7 @@ final class RecordingRenderer: CollageRendering {
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
         let renderer = RecordingRenderer(fails: true)
         let bot = RunningBot(try await harness.services(clock: ImmediateClock(), collageRenderer: renderer).bot)
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await bot.shutDown()
 
         #expect(renderer.renders.count == 1)
@@ -211,7 +211,7 @@ final class RecordingRenderer: CollageRendering {
         await harness.lastFM.setDefaultCover(.generated)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member, messageID: 8)
         let bot = RunningBot(try await harness.services(clock: ImmediateClock(), collageRenderer: Garbage()).bot)
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         try await bot.shutDown()
 
         #expect(await harness.telegram.refusals.map(\.description) == ["Bad Request: IMAGE_PROCESS_FAILED"])
@@ -229,12 +229,12 @@ final class RecordingRenderer: CollageRendering {
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, userID: member)
         await harness.telegram.pushMessage("/covers off", chatID: otherGroup, userID: member)
         var bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [member]))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
         await harness.lastFM.setDefaultCover(.generated)
         await harness.telegram.pushMessage("/tb alice 3", chatID: otherGroup, userID: member)
         bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [member]))
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         try await bot.shutDown()
 
         let expected = try await harness.expectedReply("alice", years: 3)
@@ -253,7 +253,7 @@ final class RecordingRenderer: CollageRendering {
         let renderer = RecordingRenderer()
         await harness.telegram.pushMessage("/tb carol 3", chatID: group, userID: member)
         var bot = RunningBot(try await harness.services(clock: ImmediateClock(), admins: [member], collageRenderer: renderer).bot)
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         try await bot.shutDown()
         #expect(await harness.lastFM.count("album.getinfo") == 9)
         #expect(await harness.lastFM.coverDownloads == 9)
@@ -263,7 +263,7 @@ final class RecordingRenderer: CollageRendering {
         await harness.telegram.pushMessage("/filter 2", chatID: otherGroup, userID: member)
         await harness.telegram.pushMessage("/tb carol 3", chatID: otherGroup, userID: member)
         bot = RunningBot(try await harness.services(clock: ImmediateClock(), admins: [member], collageRenderer: renderer).bot)
-        await harness.telegram.waitForCalls("sendPhoto", count: 2)
+        try await harness.telegram.waitForCalls("sendPhoto", count: 2)
         try await bot.shutDown()
         #expect(renderer.renders.count == 2)
         #expect(renderer.renders.allSatisfy { $0.count == 9 && $0.allSatisfy { $0.image != nil } })

@@ -62,7 +62,7 @@ import TestLogging
         #expect(await harness.telegram.delivered.isEmpty)
 
         let second = try Executable.start(["run"], in: directory, environment: environment(harness))
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         second.terminate()
         #expect(await second.result().status == 0)
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [1])
@@ -77,12 +77,12 @@ import TestLogging
         let settings = environment(harness, weeklyDue.merging(["THROWBACK_CHAT_ID": "\(group)"]) { _, new in new })
         let first = try Executable.start(["run"], in: directory, environment: settings)
         // The collage is out; the text waits a second for the chat's flood limit.
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         first.kill()
         _ = await first.result()
 
         let second = try Executable.start(["run"], in: directory, environment: settings)
-        await harness.telegram.waitForDeliveries(2)
+        try await harness.telegram.waitForDeliveries(2)
         second.terminate()
         #expect(await second.result().status == 0)
         let delivered = await harness.telegram.delivered
@@ -98,15 +98,15 @@ import TestLogging
         defer { try? FileManager.default.removeItem(at: directory) }
         await harness.telegram.pushMessage("/postnow", chatID: group, userID: admin, messageID: 5)
         let first = try Executable.start(["run"], in: directory, environment: environment(harness))
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         first.kill()
         _ = await first.result()
 
         let second = try Executable.start(["run"], in: directory, environment: environment(harness))
-        await harness.telegram.waitForDeliveries(2)
+        try await harness.telegram.waitForDeliveries(2)
         // Another command after the restart is answered after the rest of the post.
         await harness.telegram.pushMessage("/tracked", chatID: group, userID: admin, messageID: 6)
-        await harness.telegram.waitForDeliveries(3)
+        try await harness.telegram.waitForDeliveries(3)
         second.terminate()
         #expect(await second.result().status == 0)
         let delivered = await harness.telegram.delivered
@@ -125,13 +125,13 @@ import TestLogging
         await harness.telegram.inject(.hang, method: "sendMessage")
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 1)
         let first = try Executable.start(["run"], in: directory, environment: environment(harness))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         first.kill()
         _ = await first.result()
 
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 2)
         let second = try Executable.start(["run"], in: directory, environment: environment(harness))
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         second.terminate()
         #expect(await second.result().status == 0)
         #expect(await harness.telegram.calls("sendMessage").map(\.replyToMessageID) == [1, 2])
@@ -147,13 +147,13 @@ import TestLogging
         let settings = environment(harness, weeklyDue.merging(["THROWBACK_CHAT_ID": "\(group)"]) { _, new in new })
         let bot = try Executable.start(["run"], in: directory, environment: settings)
         // The bot holds the chat's claim while it waits for slowpoke's week.
-        await harness.lastFM.waitForCall(user: "slowpoke")
+        try await harness.lastFM.waitForCall(user: "slowpoke")
         let other = try await Executable.start(["post-weekly"], in: directory, environment: settings).result()
         #expect(other.status == 0, "\(other.stderr)")
         #expect(other.stdout.contains("chat \(group): another process is posting there right now; skipped"), "\(other.stdout)")
 
         await gate.open()
-        await harness.telegram.waitForDeliveries(2)
+        try await harness.telegram.waitForDeliveries(2)
         bot.terminate()
         #expect(await bot.result().status == 0)
         let delivered = await harness.telegram.delivered

@@ -360,7 +360,7 @@ enum Executable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = botEnvironment(harness.telegramURL, harness.lastFMURL, token: harness.telegram.token, key: BotHarness.lastFMKey, level: "error")
         let first = try Executable.start(["run"], in: directory, environment: environment)
-        await harness.lastFM.waitForCalls(count: 16)
+        try await harness.lastFM.waitForCalls(count: 16)
         first.terminate()
         let stopped = await first.result()
         #expect(stopped.status == 0, "\(stopped.stderr)")
@@ -368,7 +368,7 @@ enum Executable {
 
         for gate in gates { await gate.open() }
         let second = try Executable.start(["run"], in: directory, environment: environment)
-        await harness.telegram.waitForCalls("sendMessage", count: 20)
+        try await harness.telegram.waitForCalls("sendMessage", count: 20)
         second.terminate()
         #expect(await second.result().status == 0)
         let answered = await harness.telegram.delivered.compactMap(\.replyToMessageID)
@@ -389,7 +389,7 @@ enum Executable {
         let running = try Executable.start(["run"], in: directory, environment: botEnvironment(
             harness.telegramURL, harness.lastFMURL, token: token, key: BotHarness.lastFMKey, level: "trace"
         ))
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         running.terminate()
         let result = await running.result()
         #expect(result.status == 0)
@@ -471,7 +471,7 @@ enum Executable {
         var environment = botEnvironment(harness.telegramURL, harness.lastFMURL, token: token, key: BotHarness.lastFMKey, level: "trace")
         environment["LOG_FORMAT"] = "json"
         let running = try Executable.start(["run"], in: directory, environment: environment)
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         running.terminate()
         let result = await running.result()
         let lines = result.stderr.split(separator: "\n")

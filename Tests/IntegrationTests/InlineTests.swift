@@ -30,7 +30,7 @@ import TestLogging
         let bot = RunningBot(try await harness.bot(clock: clock))
         // The keystrokes arrive within one pause: the clock stands still until intake has
         // taken them all (the poller asks again only then).
-        await harness.telegram.waitForCalls("getUpdates", count: 2)
+        try await harness.telegram.waitForCalls("getUpdates", count: 2)
         let answered = await answers(1, harness, advancing: clock)
         // A minute more: none of the earlier keystrokes is answered late.
         for _ in 0..<10 {
@@ -57,7 +57,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: -7001, userID: 300)
         let clock = TestClock()
         let bot = RunningBot(try await harness.bot(clock: clock))
-        await harness.telegram.waitForCalls("sendPhoto")
+        try await harness.telegram.waitForCalls("sendPhoto")
         let uploaded = try #require(await harness.telegram.delivered.first)
         await harness.telegram.pushInlineQuery("alice 3", userID: asker)
         let answer = try #require(await answers(1, harness, advancing: clock).first)
@@ -79,7 +79,7 @@ import TestLogging
         await harness.telegram.pushMessage("/start \(HelpCommand.linkStart)", chatID: asker, chatType: "private", userID: asker)
         // Someone else's private chat: the flood limit holds a second message to one chat for a second.
         await harness.telegram.pushMessage("/help", chatID: asker + 1, chatType: "private", userID: asker + 1)
-        await harness.telegram.waitForDeliveries(2)
+        try await harness.telegram.waitForDeliveries(2)
         try await bot.shutDown(advancing: clock)
 
         #expect(answer.results.isEmpty)
@@ -96,7 +96,7 @@ import TestLogging
         await harness.telegram.pushMessage("link alice", chatID: asker, chatType: "private", userID: asker)
         let clock = TestClock()
         let bot = RunningBot(try await harness.bot(clock: clock))
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         await harness.telegram.pushInlineQuery("", userID: asker)
         let answer = try #require(await answers(1, harness, advancing: clock).first)
         try await bot.shutDown(advancing: clock)
@@ -147,7 +147,7 @@ import TestLogging
         if photo {
             await harness.lastFM.setDefaultCover(.generated)
             await harness.telegram.pushMessage("/tb alice 3", chatID: -7001, userID: 300)
-            await harness.telegram.waitForCalls("sendPhoto")
+            try await harness.telegram.waitForCalls("sendPhoto")
         }
         await harness.telegram.pushInlineQuery("alice 3", userID: asker)
         let answer = try #require(await answers(1, harness, advancing: clock).first)
@@ -157,7 +157,7 @@ import TestLogging
         #expect(back.hasSuffix("|alice"))
         let years = try #require(Int(back.split(separator: "|")[1]))
         await harness.telegram.pushInlineCallback(data: back, inlineMessageID: sent, userID: 8)
-        await harness.telegram.waitForCalls("answerCallbackQuery")
+        try await harness.telegram.waitForCalls("answerCallbackQuery")
         while await harness.telegram.inlineEdits.isEmpty {
             await clock.waitForSleeper(limit: .milliseconds(10))
             await clock.advance(by: .seconds(1))
@@ -186,7 +186,7 @@ import TestLogging
         #expect(answer.summary == ["article:tb|3|alice"])
         let sent = await harness.telegram.choose(answer, result: 0)
         let buttons = try #require(await harness.telegram.inlineMessages[sent]?.buttons)
-        await harness.telegram.waitForCalls("editMessageMedia")
+        try await harness.telegram.waitForCalls("editMessageMedia")
         await harness.telegram.pushInlineQuery("alice 3", userID: 8)
         let again = try #require(await answers(2, harness, advancing: clock).last)
         try await bot.shutDown(advancing: clock)

@@ -203,7 +203,7 @@ struct SourcesHarness {
         let gate = await harness.listenBrainz.hold()
         async let first = engine.throwback(user: "lb:bob", yearsAgo: 1)
         async let second = engine.throwback(user: "lb:bob", yearsAgo: 1)
-        await harness.listenBrainz.waitForCalls(count: 1)
+        try await harness.listenBrainz.waitForCalls(count: 1)
         // Both callers wait on the one request in flight before it is let through.
         while listening.callersWaiting < 2 { await Task.yield() }
         await gate.open()

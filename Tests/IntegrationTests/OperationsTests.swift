@@ -70,13 +70,13 @@ private struct Operations {
         // Before the first answer from Telegram the bot is not healthy yet.
         #expect(try await get().status == 503)
         await harness.telegram.pushMessage("/help", chatID: -1)
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         #expect(try await get().status == 200)
 
         // Telegram starts failing: within two poll timeouts and a margin, /healthz says so.
         await harness.telegram.beginOutage(of: "getUpdates", .raw(status: 502, body: "Bad Gateway"))
         await harness.telegram.pushMessage("/help", chatID: -2)
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         await clock.advance(by: .seconds(2 * 50 + 30))
         #expect(try await get().status == 200)
         await clock.advance(by: .seconds(1))
@@ -122,7 +122,7 @@ private struct Operations {
         await harness.telegram.pushMessage("/tb alice", chatID: -3, userID: 6)
         await harness.telegram.pushMessage("/track bob", chatID: -5, userID: admin)
         await harness.telegram.pushMessage("/postnow", chatID: -5, userID: admin)
-        let samples = try await scrapeMetrics(harness, admins: [admin]) { await harness.telegram.waitForCalls("sendMessage", count: 7) }
+        let samples = try await scrapeMetrics(harness, admins: [admin]) { try await harness.telegram.waitForCalls("sendMessage", count: 7) }
         #expect(samples["vinylogue_updates_received_total"] == 6)
         #expect(samples[#"vinylogue_commands_total{command="track",guard="AdminGuard",outcome="refused"}"#] == 1)
         #expect(samples[#"vinylogue_commands_total{command="track",guard="",outcome="ran"}"#] == 1)
@@ -152,7 +152,7 @@ private struct Operations {
         await harness.telegram.pushMessage("/tb alice 3", chatID: -3, userID: 6)
         await harness.telegram.pushMessage("/filter 2", chatID: -3, userID: admin)
         await harness.telegram.pushMessage("/tb alice 3", chatID: -3, userID: 5)
-        let samples = try await scrapeMetrics(harness, admins: [admin]) { await harness.telegram.waitForCalls("sendPhoto", count: 3) }
+        let samples = try await scrapeMetrics(harness, admins: [admin]) { try await harness.telegram.waitForCalls("sendPhoto", count: 3) }
         #expect(samples[#"vinylogue_covers_fetched_total{result="ok"}"#] == 3)
         #expect(samples["vinylogue_cover_cache_hits_total"] == 2)
         #expect(samples["vinylogue_collages_rendered_total"] == 2)
@@ -164,14 +164,14 @@ private struct Operations {
 
     /// Runs the bot with `/metrics` served until `done` returns, stops the bot (so that it
     /// takes in the last answers, and the scrape sees the whole session), then scrapes.
-    private func scrapeMetrics(_ harness: BotHarness, admins: [Int64], until done: () async -> Void) async throws -> [String: Double] {
+    private func scrapeMetrics(_ harness: BotHarness, admins: [Int64], until done: () async throws -> Void) async throws -> [String: Double] {
         let registry = PrometheusCollectorRegistry()
         let services = try await harness.services(clock: ImmediateClock(), admins: admins, metrics: BotMetrics(prometheus: registry))
         let operations = Operations(health: services.health, registry: registry)
         let server = RunningBot(services: [operations.server])
         let bot = RunningBot(services: [services.bot])
         let url = await operations.url("metrics")
-        await done()
+        try await done()
         // The fake has the calls; the bot may still be reading their answers, which the
         // immediate clock's shutdown grace would cut off before they are counted.
         await services.outbox.idle()

@@ -32,7 +32,7 @@ import TestLogging
         let bot = RunningBot(services.bot)
         // The poller asks again only once intake has judged the whole first batch: until
         // then the clock stands still, as it would within the real second of the burst.
-        await harness.telegram.waitForCalls("getUpdates", count: 2)
+        try await harness.telegram.waitForCalls("getUpdates", count: 2)
         await deliver(16, harness, advancing: clock)
         // A minute more: nothing else was admitted.
         for _ in 0..<60 {
@@ -59,7 +59,7 @@ import TestLogging
         await harness.telegram.pushMessage("/help", chatID: other, messageID: 3)
         let clock = TestClock()
         let bot = RunningBot(try await harness.bot(clock: clock))
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [3])
         await clock.waitForSleeper()
         await clock.advance(by: .seconds(29))
@@ -81,7 +81,7 @@ import TestLogging
         let date = TestDate(BotHarness.now, following: clock)
         let services = try await harness.services(clock: clock, now: { date.now })
         let bot = RunningBot(services.bot)
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         // An hour of failures, a try a minute at most.
         for _ in 0..<62 {
             await clock.waitForSleeper(limit: .seconds(1))
@@ -91,7 +91,7 @@ import TestLogging
         await services.outbox.idle()
         let tries = await harness.telegram.calls("sendMessage").count
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 2)
-        await harness.telegram.waitForDeliveries(1)
+        try await harness.telegram.waitForDeliveries(1)
         try await bot.shutDown(advancing: clock)
 
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [2])

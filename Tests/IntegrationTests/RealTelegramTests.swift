@@ -17,18 +17,18 @@ import TestLogging
         // Ids 1–3 are answered and confirmed.
         for n in 1...3 { await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: Int64(n)) }
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         // A quiet week later Telegram starts again at 2: new updates reuse ids 2 and 3.
         await harness.telegram.renumberUpdates(from: 2)
         for n in 4...5 { await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: Int64(n)) }
-        await harness.telegram.waitForCalls("sendMessage", count: 5)
+        try await harness.telegram.waitForCalls("sendMessage", count: 5)
         try await first.shutDown()
 
         // After a restart, numbering restarts once more, lower than the stored offset.
         await harness.telegram.renumberUpdates(from: 1)
         for n in 6...7 { await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: Int64(n)) }
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 7)
+        try await harness.telegram.waitForCalls("sendMessage", count: 7)
         try await second.shutDown()
 
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == (1...7).map { Int64($0) })
@@ -41,12 +41,12 @@ import TestLogging
         await harness.telegram.setIgnoresConfirmations(true)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 1)
         let first = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         await first.cancel()
         await harness.telegram.renumberUpdates(from: 1)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 2)
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await second.shutDown()
         #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [1, 2])
         await harness.stop()
@@ -61,7 +61,7 @@ import TestLogging
         await harness.telegram.pushAutomaticForward("/track bob", chatID: group, channelID: -1_009_000)
         await harness.telegram.pushMessage("tb alice 3", chatID: member, chatType: "private", userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), admins: [FakeTelegram.channelForwarder]))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await bot.shutDown()
 
         let delivered = await harness.telegram.delivered
@@ -85,7 +85,7 @@ import TestLogging
         await harness.telegram.pushChannelPost("/help", channelID: channel)
         await harness.telegram.pushChannelPost("/id", channelID: channel)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForDeliveries(4)
+        try await harness.telegram.waitForDeliveries(4)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { ($0.chatID ?? 0, $0.text ?? "") }
@@ -107,7 +107,7 @@ import TestLogging
         await harness.telegram.pushMessage("/track alice", chatID: group, userID: member)
         await harness.telegram.pushMessage("/tracked", chatID: group, userID: member)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -121,7 +121,7 @@ import TestLogging
         let harness = try await BotHarness.start()
         await harness.telegram.pushCallback(data: "tb|2|alice", chatID: group, messageID: 55, inaccessible: true)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("answerCallbackQuery")
+        try await harness.telegram.waitForCalls("answerCallbackQuery")
         try await bot.shutDown()
 
         let toast = await harness.telegram.calls("answerCallbackQuery").first?.parameters["text"] as? String
@@ -136,14 +136,14 @@ import TestLogging
         let gate = await harness.lastFM.hold(user: "slowpoke")
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 5)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         let reply = try #require(await harness.telegram.sentMessageIDs.first)
         await harness.telegram.pushCallback(data: "tb|2|slowpoke", chatID: group, messageID: reply)
         // The press is answered while Last.fm still holds the answer.
-        await harness.telegram.waitForCalls("answerCallbackQuery")
+        try await harness.telegram.waitForCalls("answerCallbackQuery")
         #expect(await harness.telegram.calls("editMessageText").isEmpty)
         await gate.open()
-        await harness.telegram.waitForCalls("editMessageText")
+        try await harness.telegram.waitForCalls("editMessageText")
         try await bot.shutDown()
         #expect(await harness.telegram.delivered.count == 2)
         await harness.stop()
@@ -153,12 +153,12 @@ import TestLogging
         let harness = try await BotHarness.start()
         await harness.telegram.pushMessage("/tb alice 2", chatID: group, messageID: 5)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         let reply = try #require(await harness.telegram.sentMessageIDs.first)
         // The message was deleted meanwhile: Telegram cannot find it.
         await harness.telegram.inject(.error(code: 400, description: "Bad Request: message to edit not found"), method: "editMessageText")
         await harness.telegram.pushCallback(data: "tb|3|alice", chatID: group, messageID: reply)
-        await harness.telegram.waitForCalls("editMessageText")
+        try await harness.telegram.waitForCalls("editMessageText")
         try await bot.shutDown()
         #expect(harness.logs.text.contains("message to edit not found"))
         #expect(await harness.telegram.calls("answerCallbackQuery").count == 1)
@@ -170,7 +170,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: group, messageID: 8, topic: 42)
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 9)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         let delivered = await harness.telegram.delivered
@@ -185,7 +185,7 @@ import TestLogging
         await harness.telegram.beginOutage(of: "sendMessage", .raw(status: 502, body: "<html>Bad Gateway</html>"))
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 4)
         let bot = RunningBot(try await harness.bot(clock: clock))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         // A minute of failures: the reply keeps waiting and trying, in this process.
         for _ in 0..<12 {
             #expect(await clock.waitForSleeper())
@@ -212,13 +212,13 @@ import TestLogging
         for chat in 1...20 { await harness.telegram.pushMessage("/tb slow\(chat) 3", chatID: -Int64(chat), userID: Int64(chat), messageID: Int64(chat)) }
         let first = RunningBot(try await harness.bot(clock: clock))
         // Sixteen chats at work, each waiting on a Last.fm that does not answer.
-        await harness.lastFM.waitForCalls(count: 16)
+        try await harness.lastFM.waitForCalls(count: 16)
         try await first.shutDown(advancing: clock)
         #expect(await harness.telegram.delivered.isEmpty)
 
         for gate in gates { await gate.open() }
         let second = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 20)
+        try await harness.telegram.waitForCalls("sendMessage", count: 20)
         try await second.shutDown()
         let answered = await harness.telegram.delivered.compactMap(\.replyToMessageID)
         #expect(answered.sorted() == (1...20).map { Int64($0) })
@@ -231,15 +231,15 @@ import TestLogging
         let expected = try await harness.expectedReply("alice", years: 3)
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), breakerClock: breakerClock))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         // Last.fm goes down; three failing calls open the breaker.
         await harness.lastFM.beginOutage(.raw(status: 503, body: "down"))
         for user in ["bob", "slowpoke", "bob"] { await harness.telegram.pushMessage("/tb \(user) 2", chatID: group) }
-        await harness.telegram.waitForCalls("sendMessage", count: 4)
+        try await harness.telegram.waitForCalls("sendMessage", count: 4)
         let asked = await harness.lastFM.count()
         await harness.telegram.pushMessage("/tb alice 3", chatID: group)
         await harness.telegram.pushMessage("/tb bob 1", chatID: group)
-        await harness.telegram.waitForCalls("sendMessage", count: 6)
+        try await harness.telegram.waitForCalls("sendMessage", count: 6)
         try await bot.shutDown()
 
         let replies = await harness.telegram.delivered.map { $0.text ?? "" }
@@ -255,7 +255,7 @@ import TestLogging
         await harness.lastFM.setPrivate("bob")
         await harness.telegram.pushMessage("/tb bob 3", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await bot.shutDown()
         #expect(await harness.telegram.delivered.first?.text == "bob keeps their Last.fm listening data private.")
         await harness.stop()
@@ -273,7 +273,7 @@ import TestLogging
         await harness.telegram.pushMessage("/tb bob 3", chatID: group)
         await harness.telegram.pushMessage("/link nobody_here", chatID: group)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 5)
+        try await harness.telegram.waitForCalls("sendMessage", count: 5)
         try await bot.shutDown()
         // A bot with a token Telegram rejects fails too, and says so without quoting it.
         let rejected = try await harness.bot(clock: ImmediateClock(), token: "000:WRONG-\(token)")

@@ -12,7 +12,7 @@ import TestLogging
         let harness = try await BotHarness.start()
         await harness.telegram.pushMessage("/throwback@TheBot alice 3", chatID: -4001, messageID: 55)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await bot.shutDown()
 
         let sends = await harness.telegram.calls("sendMessage")
@@ -34,7 +34,7 @@ import TestLogging
         let harness = try await BotHarness.start()
         for _ in 1...2 {
             let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-            await harness.telegram.waitForCalls("getUpdates")
+            try await harness.telegram.waitForCalls("getUpdates")
             try await bot.shutDown()
         }
         let menus = await harness.telegram.menus
@@ -58,13 +58,13 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: -4002)
         let bot = RunningBot(try await harness.bot(clock: clock))
 
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(4))
         #expect(await harness.telegram.calls("sendMessage").count == 1)
         #expect(await harness.telegram.delivered.isEmpty)
         await clock.advance(by: .seconds(1))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         #expect(await harness.telegram.calls("sendMessage").count == 2)
@@ -84,10 +84,10 @@ import TestLogging
         let poller = LongPoller.Configuration(timeout: 1, requestTimeoutMargin: .zero)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock(), poller: poller))
 
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         #expect(await harness.telegram.calls("getUpdates").count >= 4)
         await harness.telegram.pushMessage("/tb alice 3", chatID: -4004)
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         #expect(await harness.telegram.delivered.map(\.chatID) == [-4003, -4004])
@@ -104,10 +104,10 @@ import TestLogging
         await harness.telegram.pushMessage("/tb alice 3", chatID: -2, messageID: 3)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
 
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         #expect(await harness.telegram.delivered.map(\.chatID) == [-2])
         await gate.open()
-        await harness.telegram.waitForCalls("sendMessage", count: 3)
+        try await harness.telegram.waitForCalls("sendMessage", count: 3)
         try await bot.shutDown()
 
         // Chat -1 is answered in order: the slow command first, then the fast one.
@@ -124,7 +124,7 @@ import TestLogging
         await harness.telegram.pushMessage("nice weather today", chatID: 77, chatType: "private", userID: 77)
         await harness.telegram.pushMessage("/tb alice banana", chatID: -10)
         let bot = RunningBot(try await harness.bot(clock: ImmediateClock()))
-        await harness.telegram.waitForCalls("sendMessage", count: 2)
+        try await harness.telegram.waitForCalls("sendMessage", count: 2)
         try await bot.shutDown()
 
         let delivered = await harness.telegram.delivered.sorted { ($0.chatID ?? 0) < ($1.chatID ?? 0) }
@@ -159,7 +159,7 @@ import TestLogging
     @Test func gracefulShutdownCancelsTheLongPollAtOnce() async throws {
         let harness = try await BotHarness.start()
         let bot = RunningBot(try await harness.bot(clock: TestClock()))
-        await harness.telegram.waitForCalls("getUpdates")
+        try await harness.telegram.waitForCalls("getUpdates")
         // The poll is held open by the fake; shutdown must not wait for it.
         try await bot.shutDown()
         #expect(await harness.telegram.calls("getUpdates").count == 1)
@@ -172,7 +172,7 @@ import TestLogging
         let gate = await harness.lastFM.hold(user: "slowpoke")
         await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -7)
         let bot = RunningBot(try await harness.bot(clock: TestClock()))
-        await harness.lastFM.waitForCall(user: "slowpoke")
+        try await harness.lastFM.waitForCall(user: "slowpoke")
         await bot.group.triggerGracefulShutdown()
         await gate.open()
         try await bot.task.value
@@ -186,7 +186,7 @@ import TestLogging
         _ = await harness.lastFM.hold(user: "slowpoke")
         await harness.telegram.pushMessage("/tb slowpoke 3", chatID: -8)
         let bot = RunningBot(try await harness.bot(clock: clock))
-        await harness.lastFM.waitForCall(user: "slowpoke")
+        try await harness.lastFM.waitForCall(user: "slowpoke")
         await bot.group.triggerGracefulShutdown()
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(5))

@@ -53,7 +53,7 @@ extension WeeklyPostOutcome {
         #expect(await clock.waitForSleeper())
         #expect(await harness.telegram.calls("sendMessage").isEmpty)
         await clock.advance(by: .seconds(1))
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         try await running.shutDown(advancing: clock)
         let post = try #require(await harness.telegram.delivered.first)
         #expect(post.chatID == -8001)
@@ -101,7 +101,7 @@ extension WeeklyPostOutcome {
         }
         #expect(posted == 3)
         #expect(messages.count == 2)
-        await harness.telegram.waitForCalls("sendMessage")
+        try await harness.telegram.waitForCalls("sendMessage")
         // The second message waits for the chat's flood limit when the process stops.
         #expect(await clock.waitForSleeper())
         delivering.cancel()
@@ -196,7 +196,7 @@ extension WeeklyPostOutcome {
         await harness.telegram.pushMessage("/postnow", chatID: chat, userID: 1, topic: 77)
         let services = try await harness.services(clock: ImmediateClock(), admins: [1])
         let running = RunningBot(services: [services.bot])
-        await harness.telegram.waitForCalls("sendMessage", count: 7)
+        try await harness.telegram.waitForCalls("sendMessage", count: 7)
         try await running.shutDown()
 
         let delivered = await harness.telegram.delivered

@@ -344,4 +344,20 @@ struct SecondApart: TelegramClient {
             #expect(await fake.delivered.isEmpty)
         }
     }
+
+    /// A wrong expectation in a test must fail it when its suite's time limit cancels it, not
+    /// hang the run: the fake's waits end on cancellation.
+    @Test(.timeLimit(.minutes(1))) func aWaitThatIsNeverMetEndsWhenItsTaskIsCancelled() async throws {
+        try await withFake { fake, client, _ in
+            let waiting = Task { try await fake.waitForCalls("sendMessage", count: 2) }
+            let waitingForever = Task { try await fake.waitForDeliveries(5) }
+            _ = try await client.sendMessage(chatID: -5, html: "one")
+            waiting.cancel()
+            waitingForever.cancel()
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            await #expect(throws: CancellationError.self) { try await waitingForever.value }
+            let met = Task { try await fake.waitForCalls("sendMessage", count: 1) }
+            try await met.value
+        }
+    }
 }

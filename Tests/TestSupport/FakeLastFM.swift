@@ -33,10 +33,10 @@ public actor FakeLastFM {
     private var outage: Fault?
     private var privateUsers: Set<String> = []
     private var failingUsers: Set<String> = []
-    private var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private let countWaiters = Waitlist<Int>()
     private var gates: [String: Gate] = [:]
     private var server: FakeHTTPServer?
-    private var userWaiters: [(user: String, continuation: CheckedContinuation<Void, Never>)] = []
+    private let userWaiters = Waitlist<String>()
 
     /// What the fake serves for an album's cover.
     public enum Cover: Sendable {
@@ -141,9 +141,9 @@ public actor FakeLastFM {
     }
 
     /// Returns once the fake has received `count` requests in all.
-    public func waitForCalls(count: Int) async {
+    public func waitForCalls(count: Int) async throws {
         if calls.count >= count { return }
-        await withCheckedContinuation { countWaiters.append((count, $0)) }
+        try await countWaiters.wait(for: count)
     }
 
     /// Holds every response for `user` until `open()` is called on the returned gate.
@@ -164,9 +164,9 @@ public actor FakeLastFM {
     }
 
     /// Returns once the fake has received a call for `user`.
-    public func waitForCall(user: String) async {
+    public func waitForCall(user: String) async throws {
         if calls.contains(where: { $0.user?.lowercased() == user.lowercased() }) { return }
-        await withCheckedContinuation { userWaiters.append((user.lowercased(), $0)) }
+        try await userWaiters.wait(for: user.lowercased())
     }
 
     private func handle(_ request: FakeRequest) async -> FakeResponse {
@@ -176,10 +176,8 @@ public actor FakeLastFM {
         let call = Call(method: method, user: user, query: request.query)
         calls.append(call)
         let lowered = user?.lowercased()
-        for waiter in userWaiters where waiter.user == lowered { waiter.continuation.resume() }
-        userWaiters.removeAll { $0.user == lowered }
-        for waiter in countWaiters where waiter.count <= calls.count { waiter.continuation.resume() }
-        countWaiters.removeAll { $0.count <= calls.count }
+        userWaiters.resume { $0 == lowered }
+        countWaiters.resume { $0 <= calls.count }
         if let user, let gate = gates[user.lowercased()] {
             await gate.wait()
         }

@@ -37,7 +37,7 @@ public actor FakeListenBrainz {
     private var remaining = 100
     private var server: FakeHTTPServer?
     private var gate: Gate?
-    private var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private let countWaiters = Waitlist<Int>()
 
     public init() {}
 
@@ -76,9 +76,9 @@ public actor FakeListenBrainz {
     }
 
     /// Returns once the fake has received `count` requests.
-    public func waitForCalls(count: Int) async {
+    public func waitForCalls(count: Int) async throws {
         if calls.count >= count { return }
-        await withCheckedContinuation { countWaiters.append((count, $0)) }
+        try await countWaiters.wait(for: count)
     }
 
     private func handle(_ request: FakeRequest) async -> FakeResponse {
@@ -96,8 +96,7 @@ public actor FakeListenBrainz {
             maxTimestamp = value
         }
         calls.append(Call(user: name, maxTimestamp: maxTimestamp, count: count, authorization: request.headers["authorization"]))
-        for waiter in countWaiters where waiter.count <= calls.count { waiter.continuation.resume() }
-        countWaiters.removeAll { $0.count <= calls.count }
+        countWaiters.resume { $0 <= calls.count }
         if let gate { await gate.wait() }
         if !tooManyRequests.isEmpty {
             let resetIn = tooManyRequests.removeFirst()

@@ -180,8 +180,14 @@ public actor FakeTelegram {
     private var faults: [(method: String, fault: Fault)] = []
     private var outages: [String: Fault] = [:]
     private var updateWaiters: [CheckedContinuation<Void, Never>] = []
-    private var callWaiters: [(method: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    private var deliveryWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// A wait for `count` calls of `method`.
+    private struct MethodCount: Sendable {
+        let method: String
+        let count: Int
+    }
+
+    private let callWaiters = Waitlist<MethodCount>()
+    private let deliveryWaiters = Waitlist<Int>()
     private var server: FakeHTTPServer?
     private var stopped = false
     private let forever = Gate()
@@ -401,15 +407,15 @@ public actor FakeTelegram {
     }
 
     /// Returns once the fake has accepted `count` messages (posts and edits) in all.
-    public func waitForDeliveries(_ count: Int) async {
+    public func waitForDeliveries(_ count: Int) async throws {
         if delivered.count >= count { return }
-        await withCheckedContinuation { deliveryWaiters.append((count, $0)) }
+        try await deliveryWaiters.wait(for: count)
     }
 
     /// Returns once the fake has received `count` calls of `method`.
-    public func waitForCalls(_ method: String, count: Int = 1) async {
+    public func waitForCalls(_ method: String, count: Int = 1) async throws {
         if calls(method).count >= count { return }
-        await withCheckedContinuation { callWaiters.append((method, count, $0)) }
+        try await callWaiters.wait(for: MethodCount(method: method, count: count))
     }
 
     // MARK: Serving
@@ -436,9 +442,7 @@ public actor FakeTelegram {
             }
         }
         calls.append(call)
-        let ready = callWaiters.filter { waiter in calls.filter { $0.method == waiter.method }.count >= waiter.count }
-        callWaiters.removeAll { waiter in calls.filter { $0.method == waiter.method }.count >= waiter.count }
-        for waiter in ready { waiter.continuation.resume() }
+        callWaiters.resume { waiter in calls(waiter.method).count >= waiter.count }
         if let formProblem { return refuse(method, 400, "Bad Request: can't parse multipart/form-data: \(formProblem)") }
 
         let fault: Fault?
@@ -616,8 +620,7 @@ public actor FakeTelegram {
         }
         posted[chat, default: [:]][messageID] = Posted(text: html, markup: markup, photo: fileID)
         delivered.append(call)
-        for waiter in deliveryWaiters where waiter.count <= delivered.count { waiter.continuation.resume() }
-        deliveryWaiters.removeAll { $0.count <= delivered.count }
+        deliveryWaiters.resume { $0 <= delivered.count }
         if !method.hasPrefix("edit") { sentMessageIDs.append(messageID) }
         var result: [String: Any] = [
             "message_id": messageID, "date": 1_700_000_000,
