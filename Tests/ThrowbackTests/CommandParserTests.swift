@@ -45,6 +45,10 @@ import TestLogging
     @Test func usageNamesTheProblem() {
         guard case .failure(let error) = parsed("tb alice banana") else { Issue.record("parsed"); return }
         #expect(throwback.spec.usageMessage(error) == "“banana” is not a number of years. Usage: throwback [user] [years]")
+        guard case .failure(let range) = parsed("tb alice 51") else { Issue.record("parsed"); return }
+        #expect(throwback.spec.usageMessage(range) == "51 years is out of range: pick 1 to 50 years. Usage: throwback [user] [years]")
+        guard case .failure(let absurd) = parsed("tb alice 99999999999999999999") else { Issue.record("parsed"); return }
+        #expect(throwback.spec.usageMessage(absurd) == "That many years is out of range: pick 1 to 50 years. Usage: throwback [user] [years]")
     }
 
     @Test func helpAndOtherText() {

@@ -36,11 +36,12 @@ public struct CommandParser: Sendable {
         return .command(spec, arguments: words)
     }
 
-    /// `3` or `3y`, possibly negative so that the range check can name it.
+    /// `3` or `3y`, possibly negative so that the range check can name it. A number too long
+    /// to read is `Int.max`, out of every range.
     static func years(_ word: String) -> Int? {
         var digits = word.lowercased()
         if digits.hasSuffix("y") { digits.removeLast() }
-        guard digits.count <= 6 else { return digits.allSatisfy(\.isNumber) ? 999_999 : nil }
+        guard digits.count <= 6 else { return digits.allSatisfy { $0.isASCII && $0.isNumber } ? Int.max : nil }
         return Int(digits)
     }
 }

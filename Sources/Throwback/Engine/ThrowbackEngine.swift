@@ -79,7 +79,8 @@ public enum ThrowbackError: Error, Sendable, Equatable {
     public var userMessage: String {
         switch self {
         case .yearsOutOfRange(let years):
-            "\(years) years is out of range: pick 1 to \(ThrowbackEngine.yearRange.upperBound) years."
+            // A number longer than anyone means is not echoed back.
+            "\((-999_999...999_999).contains(years) ? "\(years) years" : "That many years") is out of range: pick 1 to \(ThrowbackEngine.yearRange.upperBound) years."
         }
     }
 }
