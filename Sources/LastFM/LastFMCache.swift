@@ -32,11 +32,14 @@ public final class InMemoryLastFMCache: LastFMCacheStore {
 /// the wrapped client otherwise. Errors are never cached.
 ///
 /// Two tiers: decoded answers in a bounded in-memory cache, so that a warm call decodes
-/// nothing; behind it the store (SQLite in the bot), which keeps answers across restarts.
+/// nothing and waits on nothing; behind it the store (SQLite in the bot), which keeps answers
+/// across restarts. A miss is shared: callers that miss the same answer at the same moment
+/// wait for one look-up, so two chats asking for the same cold week cost one request.
 public struct CachedLastFMClient: LastFMClient {
     private let base: any LastFMClient
     private let store: any LastFMCacheStore
     private let memory: DecodedAnswers
+    private let misses = SharedRequests<String, any Sendable>()
     private let now: @Sendable () -> Date
     private let metrics: BotMetrics
 
@@ -62,6 +65,14 @@ public struct CachedLastFMClient: LastFMClient {
             count("memory")
             return hit
         }
+        let shared = try await misses.value(for: key) { [self] in try await fill(call, key: key, now: now, expiry: expiry) }
+        // A key names one method, and a method one type of answer.
+        guard let value = shared as? Response else { return try await base.send(call) }
+        return value
+    }
+
+    /// The answer from the store, or else from the wrapped client; kept in both tiers.
+    private func fill<Response>(_ call: LastFMCall<Response>, key: String, now: Date, expiry: Expiry) async throws -> Response {
         if let data = await store.value(forKey: key, now: now), let cached = try? JSONDecoder().decode(Response.self, from: data) {
             memory.set(cached, forKey: key, expiresAt: expiry.date)
             count("store")
@@ -75,6 +86,9 @@ public struct CachedLastFMClient: LastFMClient {
         }
         return value
     }
+
+    /// Callers waiting for a look-up in flight, for tests.
+    public var callersWaiting: Int { misses.callers }
 
     /// `vinylogue_lastfm_cache_total`: a hit in memory, a hit in the store, or a miss.
     private func count(_ result: String) {
@@ -103,11 +117,11 @@ typealias DecodedAnswers = SharedBoundedCache<String, any Sendable>
 
 extension SharedBoundedCache {
     /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).
-    func value(forKey key: Key, now date: Date) -> Value? {
+    public func value(forKey key: Key, now date: Date) -> Value? {
         value(forKey: key, now: .seconds(date.timeIntervalSince1970))
     }
 
-    func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
+    public func set(_ value: Value, forKey key: Key, expiresAt date: Date?) {
         set(value, forKey: key, expiresAt: date.map { .seconds($0.timeIntervalSince1970) })
     }
 }

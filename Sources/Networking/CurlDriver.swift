@@ -24,14 +24,21 @@ struct CurlInbox {
     var wakeHandle: CurlWakeHandle?
     var submissions: [CurlSubmission] = []
     var cancellations: [UInt64] = []
+    /// Tasks that prefer the curl thread as their executor, ready to run.
+    var jobs: [UnownedJob] = []
+    /// The thread waits in `curl_multi_poll`: what is queued now needs a wakeup. While it
+    /// works, it looks at the inbox again before it waits, so no wakeup (no system call) is needed.
+    var sleeping = false
     /// A wakeup was sent since the thread last emptied the inbox, so another one is useless.
     var wakeupPending = false
     var isShuttingDown = false
     /// Set when libcurl could not start; every request then fails with it.
     var failure: TransportError?
 
+    var isEmpty: Bool { submissions.isEmpty && cancellations.isEmpty && jobs.isEmpty }
+
     mutating func wake() {
-        guard !wakeupPending, let wakeHandle else { return }
+        guard sleeping, !wakeupPending, let wakeHandle else { return }
         wakeupPending = true
         curl_multi_wakeup(wakeHandle.multi)
     }
@@ -42,7 +49,11 @@ struct CurlInbox {
 /// Callers only append to the inbox and wake the thread; the thread owns every curl handle
 /// (see `CurlLoop`). A cancellation is a note in the same inbox, queued behind the
 /// submission it cancels, so the thread always sees a request before its cancellation.
-final class CurlDriver: Sendable {
+///
+/// The thread is also a task executor: tasks that prefer it run between its transfers, so a
+/// request such a task sends, and the answer it reads, never pass to another thread. Jobs
+/// enqueued once the thread has stopped run on the global executor instead.
+final class CurlDriver: TaskExecutor, Sendable {
     let inbox = Mutex(CurlInbox())
     private let nextID = Atomic<UInt64>(0)
 
@@ -83,6 +94,17 @@ final class CurlDriver: Sendable {
         if let rejection {
             submission.continuation.resume(throwing: rejection)
         }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.isShuttingDown, inbox.failure == nil else { return false }
+            inbox.jobs.append(job)
+            inbox.wake()
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     /// Asks the curl thread to drop a request. Never blocks and never touches a transfer.

@@ -12,19 +12,28 @@ final class CurlLoop {
     /// Swapped with the inbox's arrays, so that taking the inbox allocates nothing.
     private var submissions: [CurlSubmission] = []
     private var cancellations: [UInt64] = []
+    private var jobs: [UnownedJob] = []
     private static let maxIdle = 32
 
     /// The body of the curl thread; returns when the transport shuts down.
     static func run(driver: CurlDriver, maxConnectionsPerHost: Int) {
         blockBrokenPipeSignals()
         guard let multi = curl_multi_init() else {
-            for submission in driver.retire(with: TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false)) {
-                submission.continuation.resume(throwing: TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false))
+            let error = TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false)
+            let (left, jobs) = driver.retire(with: error)
+            for submission in left {
+                submission.continuation.resume(throwing: error)
+            }
+            for job in jobs {
+                globalConcurrentExecutor.enqueue(ExecutorJob(job))
             }
             return
         }
         // Beyond this, libcurl queues requests until a connection to the host is free.
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        // libcurl's own cache size follows the transfers under way (four per transfer): after
+        // a burst, it would close the connections that the next burst opens again.
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 4 * maxConnectionsPerHost)
         CurlLoop(driver: driver, multi: multi).run()
     }
 
@@ -36,7 +45,8 @@ final class CurlLoop {
     private func run() {
         driver.publish(CurlWakeHandle(multi: multi))
         var running: Int32 = 0
-        while !driver.take(&submissions, &cancellations) {
+        let executor = driver.asUnownedTaskExecutor()
+        while !driver.take(&submissions, &cancellations, &jobs) {
             // Submissions first: a cancellation is always queued after its submission.
             for submission in submissions {
                 start(submission)
@@ -46,11 +56,17 @@ final class CurlLoop {
                 cancelTransfer(id)
             }
             cancellations.removeAll(keepingCapacity: true)
+            // Tasks that prefer this thread; what they send is started on the next turn.
+            for job in jobs {
+                job.runSynchronously(on: executor)
+            }
+            jobs.removeAll(keepingCapacity: true)
             curl_multi_perform(multi, &running)
             finishCompletedTransfers()
+            // Waits only if nothing was queued meanwhile (a finished transfer's task, say).
             // Returns on socket activity, curl's next timer, or a wakeup from a caller. The
             // limit only guards against a lost wakeup, which libcurl's design rules out.
-            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
+            if driver.prepareToSleep(), curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
                 usleep(10_000)  // never spin if polling itself fails
             }
         }
@@ -123,8 +139,13 @@ final class CurlLoop {
         }
         active.removeAll()
         // After this no caller can reach the multi handle any more.
-        for submission in driver.retire(with: error) {
+        let (left, leftJobs) = driver.retire(with: error)
+        for submission in left {
             submission.continuation.resume(throwing: error)
+        }
+        // Tasks still to run go on elsewhere; this thread ends.
+        for job in jobs + leftJobs {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
         idle.removeAll()
         curl_multi_cleanup(multi)
@@ -147,28 +168,38 @@ extension CurlDriver {
         inbox.withLock { $0.wakeHandle = handle }
     }
 
-    /// Moves queued submissions and cancellations into the given (empty) arrays, whose
+    /// Moves queued submissions, cancellations and jobs into the given (empty) arrays, whose
     /// capacity the inbox keeps. Returns whether the transport is shutting down.
-    func take(_ submissions: inout [CurlSubmission], _ cancellations: inout [UInt64]) -> Bool {
+    func take(_ submissions: inout [CurlSubmission], _ cancellations: inout [UInt64], _ jobs: inout [UnownedJob]) -> Bool {
         inbox.withLock { inbox in
             swap(&inbox.submissions, &submissions)
             swap(&inbox.cancellations, &cancellations)
+            swap(&inbox.jobs, &jobs)
+            inbox.sleeping = false
             inbox.wakeupPending = false
             return inbox.isShuttingDown
         }
     }
 
+    /// Whether the thread may wait: nothing is queued. From then on, what is queued wakes it.
+    func prepareToSleep() -> Bool {
+        inbox.withLock { inbox in
+            inbox.sleeping = inbox.isEmpty && !inbox.isShuttingDown
+            return inbox.sleeping
+        }
+    }
+
     /// Unpublishes the multi handle and makes every later request fail with `error`.
-    /// Returns the submissions still queued, for the caller to fail.
-    func retire(with error: TransportError) -> [CurlSubmission] {
+    /// Returns the submissions still queued, for the caller to fail, and the jobs still
+    /// queued, for the caller to hand to another executor.
+    func retire(with error: TransportError) -> (submissions: [CurlSubmission], jobs: [UnownedJob]) {
         inbox.withLock { inbox in
             inbox.wakeHandle = nil
             inbox.isShuttingDown = true
             if inbox.failure == nil { inbox.failure = error }
             inbox.cancellations.removeAll()
-            let left = inbox.submissions
-            inbox.submissions.removeAll()
-            return left
+            defer { (inbox.submissions, inbox.jobs) = ([], []) }
+            return (inbox.submissions, inbox.jobs)
         }
     }
 }

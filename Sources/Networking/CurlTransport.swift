@@ -25,9 +25,12 @@ public final class CurlTransport: HTTPTransport {
     ///
     /// - Parameter maxConnectionsPerHost: connections open at once to one host; requests
     ///   beyond it wait for a free connection. A long poll holds one for its whole duration.
-    public init(maxConnectionsPerHost: Int = 16) {
+    public init(maxConnectionsPerHost: Int = 8) {
         driver = CurlDriver(maxConnectionsPerHost: max(1, maxConnectionsPerHost))
     }
+
+    /// The curl thread, which runs the tasks that prefer it between its transfers.
+    public var executor: (any TaskExecutor)? { driver }
 
     // `send` keeps `self` alive, so no request is in flight here: the thread only tidies up.
     deinit {

@@ -74,4 +74,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 /// when the calling task is cancelled. Any HTTP status, 5xx included, is a response.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Where this transport finishes its requests, if it runs tasks there too: a task that
+    /// prefers it sends and reads its answers without passing between threads. Nil: no
+    /// preference, the global executor.
+    var executor: (any TaskExecutor)? { get }
+}
+
+extension HTTPTransport {
+    public var executor: (any TaskExecutor)? { nil }
 }

@@ -16,9 +16,11 @@ public struct RateWindow: Sendable {
         self.window = window
     }
 
-    /// The first moment at or after `now` when one more event keeps the limit.
-    public func earliest(now: Duration) -> Duration {
-        times.count < limit ? now : max(now, times[times.count - limit] + window)
+    /// The first moment at or after `now` when `count` more events (at most `limit`) keep the
+    /// limit together.
+    public func earliest(now: Duration, count: Int = 1) -> Duration {
+        let count = min(max(count, 1), limit)
+        return times.count + count <= limit ? now : max(now, times[times.count - limit + count - 1] + window)
     }
 
     /// Records an event at `time`, which must not be before the last one recorded.

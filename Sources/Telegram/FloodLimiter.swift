@@ -53,9 +53,9 @@ public final class FloodLimiter: Sendable {
         }
     }
 
-    /// The first moment at or after `now` when one more message keeps the overall limit.
-    public func earliestOverall(now: Duration) -> Duration {
-        state.withLock { $0.overall.earliest(now: now) }
+    /// The first moment at or after `now` when `count` more messages keep the overall limit.
+    public func earliestOverall(now: Duration, count: Int = 1) -> Duration {
+        state.withLock { $0.overall.earliest(now: now, count: count) }
     }
 
     /// Records a message to `chat` going at `now`, which must be no earlier than both

@@ -110,8 +110,8 @@ public struct BotAssembly: Sendable {
     /// Every listening source behind one history, each with its own chain of adaptors: Last.fm
     /// through `lastFM`; ListenBrainz and Libre.fm each retried, paced to their own limit,
     /// behind a circuit breaker of their own (one service's outage never blocks another's
-    /// users), their built weeks cached in `store`. Requests in flight are shared for all.
-    public func listening(lastFM: any LastFMClient, store: BotStore) -> SharedListeningHistory {
+    /// users), their built weeks cached in `store`. Every source's cache shares its misses.
+    public func listening(lastFM: any LastFMClient, store: BotStore) -> ListeningSources {
         let cache = SQLiteLastFMCache(store: store)
         let listenBrainzLogger = options.makeLogger("listenbrainz")
         let listenBrainz = HTTPListenBrainzClient(
@@ -130,7 +130,7 @@ public struct BotAssembly: Sendable {
             .rateLimited(requestsPerSecond: options.libreFMRequestsPerSecond, clock: options.clock)
             .retrying(options.lastFMRetry, clock: options.clock, logger: libreFMLogger, metrics: options.metrics)
             .circuitBroken(by: breaker(.libreFM))
-        let sources = ListeningSources(
+        return ListeningSources(
             lastFM: LastFMHistory(lastFM: lastFM),
             listenBrainz: CachedListeningHistory(
                 base: ListenBrainzHistory(client: listenBrainz, coverArtArchive: configuration.coverArtArchiveURL, now: options.now),
@@ -140,7 +140,6 @@ public struct BotAssembly: Sendable {
                 base: LibreFMHistory(client: libreFM, now: options.now), namespace: "librefm", store: cache, now: options.now
             )
         )
-        return SharedListeningHistory(base: sources)
     }
 
     /// The key sent to Libre.fm, whose server wants one in the query but checks none for reading.
@@ -270,7 +269,7 @@ public struct BotAssembly: Sendable {
         let photos = collagePhotos(lastFM: lastFM, store: store, keepCovers: true)
         let outbox = OutboxDeliverer(
             store: store, telegram: messages, photos: photos, settings: options.delivery, clock: options.clock, now: options.now,
-            metrics: options.metrics, logger: options.makeLogger("outbox")
+            metrics: options.metrics, logger: options.makeLogger("outbox"), executor: telegramTransport.executor
         )
         let poster = WeeklyPoster(
             composer: composer, store: store, outbox: outbox, now: options.now, photos: photos,
@@ -288,7 +287,7 @@ public struct BotAssembly: Sendable {
             commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
             photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock,
-            apiURL: configuration.telegramAPIURL, logger: logger
+            apiURL: configuration.telegramAPIURL, executor: telegramTransport.executor, logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,

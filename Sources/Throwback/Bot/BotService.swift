@@ -53,6 +53,9 @@ public struct BotService: Service, CustomStringConvertible {
     private let elapsed: ElapsedClock
     /// `TELEGRAM_API_URL`, to name in the log while start-up fails.
     private let apiURL: URL
+    /// Where polling and handling run: the Telegram transport's own thread, so that an
+    /// update's answer and its reply never pass between threads.
+    private let executor: (any TaskExecutor)?
     private let logger: Logger
 
     public init(
@@ -60,9 +63,10 @@ public struct BotService: Service, CustomStringConvertible {
         journal: UpdateJournal, outbox: OutboxDeliverer, lifetimes: OutboxLifetimes = OutboxLifetimes(), settings: Settings = Settings(),
         photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        apiURL: URL = HTTPTelegramClient.defaultBaseURL, logger: Logger = Logger(label: "bot")
+        apiURL: URL = HTTPTelegramClient.defaultBaseURL, executor: (any TaskExecutor)? = nil, logger: Logger = Logger(label: "bot")
     ) {
         self.apiURL = apiURL
+        self.executor = executor
         self.outbox = outbox
         self.lifetimes = lifetimes
         self.telegram = telegram
@@ -84,6 +88,10 @@ public struct BotService: Service, CustomStringConvertible {
     public var description: String { "BotService" }
 
     public func run() async throws {
+        try await withTaskExecutorPreference(executor) { try await serve() }
+    }
+
+    private func serve() async throws {
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(

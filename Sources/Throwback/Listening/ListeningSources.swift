@@ -4,9 +4,9 @@ import LastFM
 /// is ListenBrainz, a bare name Last.fm), the source is asked with the bare name, and the
 /// answers carry the name as stored and shown (`lb:Bob`, in the service's spelling).
 public struct ListeningSources: ListeningHistory {
-    private let lastFM: any ListeningHistory
-    private let listenBrainz: any ListeningHistory
-    private let libreFM: any ListeningHistory
+    public let lastFM: any ListeningHistory
+    public let listenBrainz: any ListeningHistory
+    public let libreFM: any ListeningHistory
 
     public init(lastFM: any ListeningHistory, listenBrainz: any ListeningHistory, libreFM: any ListeningHistory) {
         self.lastFM = lastFM

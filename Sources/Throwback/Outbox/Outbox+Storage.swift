@@ -2,26 +2,28 @@ import Foundation
 import GRDB
 import Telegram
 
-/// The outbox table: every message the bot sends, as rows that move from pending to sending
-/// to a final state (see `OutboxMessage.State`).
+/// The outbox: every message the bot sends, as rows of `outbox` that move from pending to
+/// sending to a final state (see `OutboxMessage.State`), each with its request in `outboxBody`.
 extension StoreTransaction {
     /// Writes messages to the outbox, in order; returns them with their ids.
     public func enqueue(_ messages: [OutboxMessage], at now: Date) throws -> [OutboxMessage] {
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO outbox (chatID, kind, method, parameters, upload, collage, state, createdAt, expiresAt)
-            VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            INSERT INTO outbox (chatID, kind, state, createdAt, expiresAt) VALUES (?, ?, 'pending', ?, ?)
+            """)
+        let insertBody = try db.cachedStatement(sql: """
+            INSERT INTO outboxBody (id, method, parameters, upload, collage) VALUES (?, ?, ?, ?, ?)
             """)
         let created = StoredDate(now)
         return try messages.map { message in
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
             message.request.encodedParameters = message.request.parametersJSON
-            try insert.execute(arguments: [
-                message.chatID, message.kind.rawValue, message.request.method, message.request.encodedParameters,
-                message.request.attachments[OutboxCoding.photoPart]?.data,
-                message.collage.map(OutboxCoding.collage), created, StoredDate(message.expiresAt),
-            ])
+            try insert.execute(arguments: [message.chatID, message.kind.rawValue, created, StoredDate(message.expiresAt)])
             message.id = db.lastInsertedRowID
+            try insertBody.execute(arguments: [
+                message.id, message.request.method, message.request.encodedParameters,
+                message.request.attachments[OutboxCoding.photoPart]?.data, message.collage.map(OutboxCoding.collage),
+            ])
             return message
         }
     }
@@ -98,8 +100,9 @@ extension BotStore {
             guard !ids.isEmpty else { return [] }
             // Without the uploads' bytes: they are read one at a time, as each is sent.
             return try Row.fetchAll(db, sql: """
-                SELECT id, chatID, kind, method, parameters, upload IS NOT NULL AS uploads, collage, expiresAt
-                FROM outbox WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ","))) ORDER BY id
+                SELECT o.id, o.chatID, o.kind, b.method, b.parameters, b.upload IS NOT NULL AS uploads, b.collage, o.expiresAt
+                FROM outbox o JOIN outboxBody b ON b.id = o.id
+                WHERE o.id IN (\(ids.map { _ in "?" }.joined(separator: ","))) ORDER BY o.id
                 """, arguments: StatementArguments(ids)).compactMap(OutboxCoding.message)
         }
     }
@@ -107,7 +110,7 @@ extension BotStore {
     /// The picture a message uploads, as enqueued.
     func upload(of message: OutboxMessage) async throws -> InputFile? {
         try await read { db in
-            try Data.fetchOne(db, sql: "SELECT upload FROM outbox WHERE id = ?", arguments: [message.id]).map(OutboxCoding.photo)
+            try Data.fetchOne(db, sql: "SELECT upload FROM outboxBody WHERE id = ?", arguments: [message.id]).map(OutboxCoding.photo)
         }
     }
 

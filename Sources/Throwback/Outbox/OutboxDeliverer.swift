@@ -42,13 +42,18 @@ public final class OutboxDeliverer: Sendable {
         /// The most messages held in memory; beyond it, `waitForRoom` holds intake back, and the
         /// updates wait at Telegram.
         public var maxWaiting: Int
+        /// Once the overall flood limit holds messages back, they go in groups of up to this many
+        /// as their slots free up, rather than one by one as each slot does: a group costs one
+        /// wake-up and one write. The first of a group waits at most this many slots longer.
+        public var sendGroup: Int
 
         public init(
             limits: FloodLimits = FloodLimits(),
             backoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(2), maxDelay: .seconds(60)),
             scanInterval: Duration = .seconds(30), shutdownGrace: Duration = .seconds(4), maxRepliesPerChat: Int = 100,
-            maxWaiting: Int = 256
+            maxWaiting: Int = 256, sendGroup: Int = 8
         ) {
+            self.sendGroup = max(1, sendGroup)
             self.limits = limits
             self.backoff = backoff
             self.scanInterval = scanInterval
@@ -99,18 +104,24 @@ public final class OutboxDeliverer: Sendable {
     private let now: @Sendable () -> Date
     private let metrics: BotMetrics
     private let logger: Logger
+    /// Where the pump and its sends run: the transport's own thread, where the answers land.
+    private let executor: (any TaskExecutor)?
     /// Names this process in the outbox, so that another process leaves its messages alone.
     private let owner = UUID().uuidString
     private let state = Mutex(State())
     /// Wakes the pump: a lane became ready, or a send ended.
     private let wake = WakeSignal()
 
-    /// - Parameter telegram: the client for sends, without retries or throttling of its own:
-    ///   this deliverer does both.
+    /// - Parameters:
+    ///   - telegram: the client for sends, without retries or throttling of its own: this
+    ///     deliverer does both.
+    ///   - executor: where sending runs; the Telegram transport's `executor`.
     public init(
         store: BotStore, telegram: any TelegramClient, photos: CollagePhotos?, settings: Settings = Settings(),
-        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: BotMetrics = .none, logger: Logger
+        clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: BotMetrics = .none, logger: Logger,
+        executor: (any TaskExecutor)? = nil
     ) {
+        self.executor = executor
         self.store = store
         self.telegram = telegram
         self.photos = photos
@@ -135,7 +146,7 @@ public final class OutboxDeliverer: Sendable {
                 state.waiting += 1
             }
             // Started under the lock, so that there is never more than one.
-            if state.pump == nil, !state.lanes.isEmpty { state.pump = Task { await self.pump() } }
+            if state.pump == nil, !state.lanes.isEmpty { state.pump = Task(executorPreference: executor) { await self.pump() } }
         }
         wake.notify()
     }
@@ -334,8 +345,11 @@ public final class OutboxDeliverer: Sendable {
                     state.held.insert(Held(until: chatSlot, chat: chat))
                     continue
                 }
-                let overall = limiter.earliestOverall(now: now)
-                if overall > now { return batch.isEmpty ? .pause(until: overall) : .send(batch) }
+                if limiter.earliestOverall(now: now) > now {
+                    guard batch.isEmpty else { return .send(batch) }
+                    // A flood goes out in groups, each one wake-up and one write.
+                    return .pause(until: limiter.earliestOverall(now: now, count: min(state.ready.count, settings.sendGroup)))
+                }
                 state.ready.removeFirst()
                 limiter.commit(in: chat, now: now)
                 state.lanes[chat]?.sending = true

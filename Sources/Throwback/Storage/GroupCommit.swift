@@ -33,6 +33,9 @@ final class GroupCommit: Sendable {
             return !queue.leading
         }
         if leads {
+            // Writers that are ready to run join this transaction: on one thread they would
+            // otherwise commit one by one.
+            await Task.yield()
             commitAll()
         } else {
             await write.committed()
