@@ -69,7 +69,7 @@ public struct HTTPTelegramClient: TelegramClient {
     public static func interpret<Response: Decodable>(
         _ response: HTTPResponse, method: String, logger: Logger? = nil, readsPhotoFileID: Bool = true
     ) throws -> Response {
-        let decoder = JSONDecoder()
+        var decoder = JSONTapeDecoder()
         decoder.userInfo[.readsPhotoFileID] = readsPhotoFileID
         guard let envelope = try? decoder.decode(Envelope<Response>.self, from: response.body) else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }

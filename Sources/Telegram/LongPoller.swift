@@ -44,7 +44,7 @@ public struct LongPoller: AsyncSequence, Sendable {
     private let initialOffset: Int64?
     private let clock: ElapsedClock
     private let logger: Logger
-    private let onBatch: @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update]
+    private let onBatch: @Sendable (_ batch: [ReceivedUpdate], _ nextOffset: Int64) async throws -> [Update]
     private let onPoll: @Sendable () -> Void
 
     /// - Parameters:
@@ -59,7 +59,7 @@ public struct LongPoller: AsyncSequence, Sendable {
         initialOffset: Int64? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "telegram.poller"),
-        onBatch: @escaping @Sendable (_ batch: [Update], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch },
+        onBatch: @escaping @Sendable (_ batch: [ReceivedUpdate], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch.map(\.update) },
         onPoll: @escaping @Sendable () -> Void = {}
     ) {
         self.client = client
@@ -108,7 +108,7 @@ public struct LongPoller: AsyncSequence, Sendable {
                 // renumbers updates after a quiet week. Duplicates are recognised later, by
                 // what the update is.
                 guard let last = updates.last else { return }
-                let next = Self.offset(after: last.updateID)
+                let next = Self.offset(after: last.update.updateID)
                 let fresh: [Update]
                 do {
                     fresh = try await poller.onBatch(updates, next)

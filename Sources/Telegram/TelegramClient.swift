@@ -15,10 +15,10 @@ extension TelegramClient {
     /// One long poll; unreadable updates come back with only their id.
     public func getUpdates(
         offset: Int64?, limit: Int = 100, timeout: Int, allowedUpdates: [String], requestTimeout: Duration? = nil
-    ) async throws -> [Update] {
+    ) async throws -> [ReceivedUpdate] {
         try await send(.getUpdates(
             offset: offset, limit: limit, timeout: timeout, allowedUpdates: allowedUpdates, requestTimeout: requestTimeout
-        )).map(\.update)
+        ))
     }
 
     public func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) async throws {

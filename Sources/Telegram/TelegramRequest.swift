@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 /// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
 public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
@@ -146,7 +147,7 @@ extension TelegramRequest {
     /// A long poll. The HTTP timeout must leave room beyond the poll timeout for the answer to arrive.
     public static func getUpdates(
         offset: Int64?, limit: Int = 100, timeout: Int, allowedUpdates: [String], requestTimeout: Duration? = nil
-    ) -> TelegramRequest<[LenientUpdate]> {
+    ) -> TelegramRequest<[ReceivedUpdate]> {
         var parameters: [String: JSONValue] = [
             "limit": .int(Int64(limit)), "timeout": .int(Int64(timeout)),
             "allowed_updates": .array(allowedUpdates.map(JSONValue.string)),
@@ -257,10 +258,12 @@ extension TelegramRequest {
     }
 }
 
-/// An update that decodes even when its content does not: its id survives, so the poller can
-/// still confirm it, and the rest is `nil`.
-public struct LenientUpdate: Decodable, Sendable {
+/// An update as it arrived: decoded leniently, so that one whose content does not decode
+/// keeps its id (the poller can still confirm it) with the rest `nil`, and its JSON as
+/// Telegram sent it, which the journal keeps until the update is handled.
+public struct ReceivedUpdate: Decodable, Sendable {
     public var update: Update
+    public var json: [UInt8]
 
     private enum Keys: String, CodingKey { case updateID = "update_id" }
 
@@ -271,5 +274,16 @@ public struct LenientUpdate: Decodable, Sendable {
             let id = try decoder.container(keyedBy: Keys.self).decode(Int64.self, forKey: .updateID)
             update = Update(updateID: id)
         }
+        json = (decoder as? any JSONSourceDecoder).map { Array($0.sourceJSON) } ?? Self.encoded(update)
+    }
+
+    /// An update made here rather than received (a test's, say), with its JSON encoded.
+    public init(_ update: Update) {
+        self.update = update
+        json = Self.encoded(update)
+    }
+
+    private static func encoded(_ update: Update) -> [UInt8] {
+        (try? JSONEncoder().encode(update)).map { [UInt8]($0) } ?? []
     }
 }

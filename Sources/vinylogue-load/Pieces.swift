@@ -32,7 +32,7 @@ struct Pieces {
         let html = formatter.format(outcome)
         let pieces = [
             Piece(name: "parse an update (a share of a 100-update getUpdates body)") {
-                let updates: [LenientUpdate] = try HTTPTelegramClient.interpret(HTTPResponse(status: 200, body: batch), method: "getUpdates")
+                let updates: [ReceivedUpdate] = try HTTPTelegramClient.interpret(HTTPResponse(status: 200, body: batch), method: "getUpdates")
                 precondition(updates.count == 100)
             },
             Piece(name: "route: parse the command") {

@@ -136,8 +136,8 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         let (client, transport) = telegram([.respond(status: 200, body: updates(5...6)), .respond(status: 200, body: updates(7...7))])
         let batches = BatchLog()
         let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch, _ in
-            await batches.add(batch.map(\.updateID))
-            return batch
+            await batches.add(batch.map(\.update.updateID))
+            return batch.map(\.update)
         })
         var iterator = poller.makeAsyncIterator()
         _ = try await iterator.next()
@@ -152,9 +152,9 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         let (client, transport) = telegram([.respond(status: 200, body: updates(5...6)), .respond(status: 200, body: updates(5...6))])
         let failures = BatchLog()
         let poller = LongPoller(client: client, clock: ImmediateClock(), onBatch: { batch, _ in
-            await failures.add(batch.map(\.updateID))
+            await failures.add(batch.map(\.update.updateID))
             if await failures.entries.count == 1 { throw StorageDown() }
-            return batch
+            return batch.map(\.update)
         })
         var iterator = poller.makeAsyncIterator()
         #expect(try await iterator.next()?.updateID == 5)

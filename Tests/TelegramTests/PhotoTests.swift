@@ -326,7 +326,7 @@ struct SecondApart: TelegramClient {
             let text = try await client.sendMessage(chatID: -5, html: "hi", keyboard: keyboard)
             await fake.pushCallback(data: "tb:next", chatID: -5, messageID: photo.messageID)
             await fake.pushCallback(data: "tb:next", chatID: -5, messageID: text.messageID)
-            let updates = try await client.getUpdates(offset: nil, timeout: 0, allowedUpdates: ["callback_query"])
+            let updates = try await client.getUpdates(offset: nil, timeout: 0, allowedUpdates: ["callback_query"]).map(\.update)
             #expect(updates.map { $0.callbackQuery?.message?.hasPhoto } == [true, false])
             #expect(updates.first?.callbackQuery?.message?.text == nil)
         }

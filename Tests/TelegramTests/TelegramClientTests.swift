@@ -78,8 +78,11 @@ func telegram(_ steps: [ScriptedTransport.Step], logs: LogCapture = LogCapture()
           {"update_id":13,"callback_query":{"id":"q","from":{"id":7,"is_bot":false,"first_name":"A"},"message":{"message_id":3,"date":0,"chat":{"id":-5,"type":"group"}},"data":"x","chat_instance":"ci"}}
         ]}
         """)])
-        let updates = try await client.getUpdates(offset: nil, timeout: 0, allowedUpdates: [])
+        let received = try await client.getUpdates(offset: nil, timeout: 0, allowedUpdates: [])
+        let updates = received.map(\.update)
         #expect(updates.map(\.updateID) == [10, 11, 12, 13])
+        // Each update's JSON is kept as it came, for the journal: unknown fields and all.
+        #expect(String(decoding: received[1].json, as: UTF8.self) == #"{"update_id":11,"message_reaction":{"chat":{"id":-5,"type":"group"}}}"#)
         #expect(updates[0].message?.text == "/tb")
         #expect(updates[1].message == nil)
         #expect(updates[2].message == nil)

@@ -68,13 +68,13 @@ import TestLogging
         let journal = UpdateJournal(store: store)
         let batch = [message(5, id: 50), message(6, id: 60)]
         #expect(try await journal.offset() == nil)
-        #expect(try await journal.record(batch, nextOffset: 7).map(\.updateID) == [5, 6])
+        #expect(try await journal.record(batch.map(ReceivedUpdate.init), nextOffset: 7).map(\.updateID) == [5, 6])
         #expect(try await journal.offset() == 7)
         #expect(try await journal.unhandled().map(\.updateID) == [5, 6])
         try await store.write { try $0.markHandled(batch[0], at: Date()) }
         #expect(try await journal.unhandled().map(\.updateID) == [6])
         // Telegram delivers the same batch again: nothing is new.
-        #expect(try await journal.record(batch, nextOffset: 7).isEmpty)
+        #expect(try await journal.record(batch.map(ReceivedUpdate.init), nextOffset: 7).isEmpty)
         #expect(try await journal.unhandled().map(\.updateID) == [6])
         // Handling that fails part-way commits nothing: the update stays in the inbox.
         struct Failure: Error {}
@@ -91,14 +91,14 @@ import TestLogging
         let store = try BotStore.inMemory()
         let journal = UpdateJournal(store: store)
         let old = [message(900, id: 1), message(901, id: 2)]
-        _ = try await journal.record(old, nextOffset: 902)
+        _ = try await journal.record(old.map(ReceivedUpdate.init), nextOffset: 902)
         for update in old { try await store.write { try $0.markHandled(update, at: Date()) } }
         // A week later Telegram starts again at a lower id, reusing 900.
         let renumbered = [message(899, id: 3), message(900, id: 4)]
-        #expect(try await journal.record(renumbered, nextOffset: 901).map(\.updateID) == [899, 900])
+        #expect(try await journal.record(renumbered.map(ReceivedUpdate.init), nextOffset: 901).map(\.updateID) == [899, 900])
         #expect(try await journal.offset() == 901)
         // A redelivery of an update handled before is recognised by what it is.
-        #expect(try await journal.record([message(17, id: 2)], nextOffset: 18).isEmpty)
+        #expect(try await journal.record([ReceivedUpdate(message(17, id: 2))], nextOffset: 18).isEmpty)
     }
 
     @Test func theInboxSurvivesTheUpgradeToIdentities() async throws {

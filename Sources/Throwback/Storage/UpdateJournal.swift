@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Networking
 import Telegram
 
 /// Exactly-once handling of Telegram updates across restarts.
@@ -38,11 +39,11 @@ public struct UpdateJournal: Sendable {
     /// The offset is stored as given, even when it is lower than the one before: that is what
     /// a renumbering looks like. Returns the updates to handle: those neither handled nor
     /// already in the inbox, in the order received.
-    public func record(_ batch: [Update], nextOffset: Int64) async throws -> [Update] {
-        let encoder = JSONEncoder()
-        let rows = try batch.compactMap { update -> (Update, InboxUpdate)? in
-            guard let identity = update.identity else { return nil }
-            return (update, InboxUpdate(identity: identity, payload: try encoder.encode(update)))
+    public func record(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
+        let rows = batch.compactMap { received -> (Update, InboxUpdate)? in
+            guard let identity = received.update.identity else { return nil }
+            // Kept as Telegram sent it: read back with the decoder that read it first.
+            return (received.update, InboxUpdate(identity: identity, payload: Data(received.json)))
         }
         let forgetBefore = StoredDate(now().addingTimeInterval(-memory))
         return try await store.write { transaction in
@@ -69,7 +70,7 @@ public struct UpdateJournal: Sendable {
         let payloads = try await store.read { db in
             try Data.fetchAll(db, sql: "SELECT payload FROM inboxEntry ORDER BY sequence")
         }
-        let decoder = JSONDecoder()
+        let decoder = JSONTapeDecoder()
         return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
     }
 }
