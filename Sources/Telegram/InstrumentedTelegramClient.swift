@@ -3,11 +3,11 @@ import Networking
 /// Counts every Bot API request that reaches the network, by method and result, in
 /// `vinylogue_telegram_requests_total`. Place it right above the HTTP client, so that each
 /// retry counts as the request it is.
-public struct InstrumentedTelegramClient: TelegramClient {
-    private let base: any TelegramClient
+public struct InstrumentedTelegramClient<Base: TelegramClient>: TelegramClient {
+    private let base: Base
     private let metrics: BotMetrics
 
-    public init(base: any TelegramClient, metrics: BotMetrics) {
+    public init(base: Base, metrics: BotMetrics) {
         self.base = base
         self.metrics = metrics
     }
@@ -48,7 +48,7 @@ extension TelegramError {
 
 extension TelegramClient {
     /// Counts requests by method and result.
-    public func instrumented(_ metrics: BotMetrics) -> InstrumentedTelegramClient {
+    public func instrumented(_ metrics: BotMetrics) -> InstrumentedTelegramClient<Self> {
         InstrumentedTelegramClient(base: self, metrics: metrics)
     }
 }

@@ -78,11 +78,14 @@ public struct LongPoller: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let poller: LongPoller
         var offset: Int64?
+        /// The batch being handed out, and how much of it has been.
         var buffer: [Update] = []
+        var handedOut = 0
         var failures = 0
 
         public mutating func next() async throws -> Update? {
-            while buffer.isEmpty {
+            while handedOut == buffer.count {
+                (buffer, handedOut) = ([], 0)
                 if Task.isCancelled { return nil }
                 do {
                     try await poll()
@@ -90,7 +93,9 @@ public struct LongPoller: AsyncSequence, Sendable {
                     return nil
                 }
             }
-            return buffer.removeFirst()
+            // An index rather than `removeFirst`, which would move every update left each time.
+            handedOut += 1
+            return buffer[handedOut - 1]
         }
 
         private mutating func poll() async throws {
@@ -126,6 +131,7 @@ public struct LongPoller: AsyncSequence, Sendable {
                 }
                 offset = next
                 buffer = fresh
+                handedOut = 0
             } catch let error as TelegramError {
                 try await recover(from: error)
             }

@@ -1,10 +1,10 @@
 /// Follows a group that became a supergroup: on a 400 with `migrate_to_chat_id` it sends the
 /// same call to the new chat id, and tells `onMigration` so that stored chat data can follow.
-public struct MigratingTelegramClient: TelegramClient {
-    private let base: any TelegramClient
+public struct MigratingTelegramClient<Base: TelegramClient>: TelegramClient {
+    private let base: Base
     private let onMigration: @Sendable (_ from: Int64, _ to: Int64) async -> Void
 
-    public init(base: any TelegramClient, onMigration: @escaping @Sendable (_ from: Int64, _ to: Int64) async -> Void) {
+    public init(base: Base, onMigration: @escaping @Sendable (_ from: Int64, _ to: Int64) async -> Void) {
         self.base = base
         self.onMigration = onMigration
     }
@@ -24,7 +24,7 @@ extension TelegramClient {
     /// Resends calls to migrated chats and reports each migration.
     public func followingMigrations(
         onMigration: @escaping @Sendable (_ from: Int64, _ to: Int64) async -> Void
-    ) -> MigratingTelegramClient {
+    ) -> MigratingTelegramClient<Self> {
         MigratingTelegramClient(base: self, onMigration: onMigration)
     }
 }

@@ -5,14 +5,14 @@ import Networking
 /// network failures. A call that posts to a chat is retried only when it certainly never
 /// reached Telegram (`sendVerdict`): once beats twice. Refusals (400, 401, 403, 409) are never
 /// retried, and no wait takes a call past its `patience`.
-public struct RetryingTelegramClient: TelegramClient {
-    private let base: any TelegramClient
+public struct RetryingTelegramClient<Base: TelegramClient>: TelegramClient {
+    private let base: Base
     private let policy: RetryPolicy
     private let clock: ElapsedClock
     private let logger: Logger
     private let metrics: BotMetrics
 
-    public init(base: any TelegramClient, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger, metrics: BotMetrics = .none) {
+    public init(base: Base, policy: RetryPolicy, clock: any Clock<Duration>, logger: Logger, metrics: BotMetrics = .none) {
         self.base = base
         self.policy = policy
         self.clock = ElapsedClock(clock)
@@ -57,7 +57,7 @@ extension TelegramClient {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "telegram"),
         metrics: BotMetrics = .none
-    ) -> RetryingTelegramClient {
+    ) -> RetryingTelegramClient<Self> {
         RetryingTelegramClient(base: self, policy: policy, clock: clock, logger: logger, metrics: metrics)
     }
 }

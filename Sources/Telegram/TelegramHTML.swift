@@ -1,18 +1,43 @@
 /// Telegram's HTML parse mode rejects a whole message over one stray `<`, `>` or `&`.
 public enum TelegramHTML {
     /// Escapes by Unicode scalar, not by Character: a `<` followed by a combining mark is one
-    /// Character that is not equal to "<", yet Telegram still reads the `<`.
+    /// Character that is not equal to "<", yet Telegram still reads the `<`. Working on UTF-8
+    /// bytes is working by scalar: no byte of a multi-byte sequence is below 0x80.
     public static func escape(_ text: String) -> String {
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": result.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": result.append(contentsOf: "&gt;".unicodeScalars)
-            default: result.append(scalar)
+        var text = text
+        let escaped: String? = text.withUTF8 { bytes in
+            var extra = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "&"): extra += 4
+                case UInt8(ascii: "<"), UInt8(ascii: ">"): extra += 3
+                default: break
+                }
+            }
+            // Most names have nothing to escape: they are returned as they are.
+            guard extra > 0 else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count + extra) { out in
+                var count = 0
+                func put(_ literal: StaticString) {
+                    for index in 0..<literal.utf8CodeUnitCount {
+                        out[count] = literal.utf8Start[index]
+                        count += 1
+                    }
+                }
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "&"): put("&amp;")
+                    case UInt8(ascii: "<"): put("&lt;")
+                    case UInt8(ascii: ">"): put("&gt;")
+                    default:
+                        out[count] = byte
+                        count += 1
+                    }
+                }
+                return count
             }
         }
-        return String(result)
+        return escaped ?? text
     }
 
     /// The UTF-16 length of `scalar` once escaped.

@@ -10,6 +10,8 @@ import Throwback
 /// cache, which the first call fills.
 struct Pieces {
     var iterations: Int
+    /// Only the pieces whose name contains this, to profile one (under valgrind, say).
+    var only: String?
 
     /// One piece: a name, and work to repeat.
     private struct Piece {
@@ -30,6 +32,8 @@ struct Pieces {
             throw LoadError("the demo's alice has no throwback three years ago")
         }
         let html = formatter.format(outcome)
+        let messages = assembly.telegramClients(transport: CannedAnswer(body: Self.sentBody(html: html)), token: Secret("42:PIECES"), store: store).messages
+        let request = TelegramRequest<SentMessage>.sendMessage(chatID: 7, html: html).receipted
         let pieces = [
             Piece(name: "parse an update (a share of a 100-update getUpdates body)") {
                 let updates: [ReceivedUpdate] = try HTTPTelegramClient.interpret(HTTPResponse(status: 200, body: batch), method: "getUpdates")
@@ -47,12 +51,16 @@ struct Pieces {
             Piece(name: "encode sendMessage") {
                 _ = TelegramRequest<SentMessage>.sendMessage(chatID: 7, html: html).parametersJSON
             },
+            Piece(name: "send it through the outbox's client chain, against a canned answer") {
+                let receipt = try await messages.send(request)
+                precondition(receipt.message?.messageID == 12345)
+            },
             Piece(name: "the command through the router: guards and engine") {
                 _ = await router.reply(to: "/tb alice 3", context: context)
             },
         ]
         var results: [(String, Duration)] = []
-        for piece in pieces {
+        for piece in pieces where only.map(piece.name.localizedCaseInsensitiveContains) ?? true {
             // The parse piece decodes 100 updates at a time.
             let share = piece.name.hasPrefix("parse") ? 100 : 1
             results.append((piece.name, try await Self.median(of: piece.work, iterations: max(1, iterations / share)) / share))
@@ -69,6 +77,27 @@ struct Pieces {
             perCall.append((ContinuousClock.now - start) / iterations)
         }
         return perCall.dropFirst().sorted()[2]
+    }
+
+    /// A transport that answers every request with the same body, at once.
+    private struct CannedAnswer: HTTPTransport {
+        var body: Data
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            HTTPResponse(status: 200, body: body)
+        }
+    }
+
+    /// Telegram's answer to a `sendMessage` of `html`: the whole message, as it sends it.
+    private static func sentBody(html: String) -> Data {
+        var body: [UInt8] = []
+        JSONString.append(html, to: &body)
+        return Data(("""
+            {"ok":true,"result":{"message_id":12345,"from":{"id":42,"is_bot":true,"first_name":"Vinylogue","username":"VinylogueBot"},\
+            "chat":{"id":7000001,"first_name":"Load","type":"private"},"date":1700000000,"text":
+            """ + String(decoding: body, as: UTF8.self) + """
+            ,"entities":[{"offset":0,"length":5,"type":"bold"}],"link_preview_options":{"is_disabled":true}}}
+            """).utf8)
     }
 
     /// A `getUpdates` answer of `count` messages, as Telegram sends it.

@@ -150,12 +150,15 @@ struct PiecesCommand: AsyncParsableCommand {
     @Option(name: .customShort("n"), help: "Calls per batch of each piece.")
     var iterations = 20000
 
+    @Option(help: "Time only the pieces whose name contains this (to profile one).")
+    var only: String?
+
     func validate() throws {
         guard iterations >= 100 else { throw ValidationError("-n must be at least 100.") }
     }
 
     func run() async throws {
-        let results = try await Pieces(iterations: iterations).run()
+        let results = try await Pieces(iterations: iterations, only: only).run()
         print("pieces of a warm throwback, median of 5 batches of \(iterations) calls")
         print(Report.lines(results.map { ($0.0, Report.fixed($0.1 / .nanoseconds(1) / 1000, digits: 2) + " µs") }))
     }

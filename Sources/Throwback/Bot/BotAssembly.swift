@@ -250,17 +250,34 @@ public struct BotAssembly: Sendable {
     /// How long replies may wait in the outbox, from `REPLY_TTL`.
     public var lifetimes: OutboxLifetimes { OutboxLifetimes(reply: configuration.replyTTL) }
 
+    /// The Bot API client chains over `transport`: each adaptor is concrete, so a call through a
+    /// chain is compiled for its request type, not looked up at run time.
+    public struct TelegramClients: Sendable {
+        /// Long polls and start-up calls: instrumented, without adaptors (the poller backs off itself).
+        public let polling: InstrumentedTelegramClient<HTTPTelegramClient>
+        /// Calls that are no chat message (admin lists, answers to presses): retried within their patience.
+        public let calls: RetryingTelegramClient<InstrumentedTelegramClient<HTTPTelegramClient>>
+        /// Chat messages, for the outbox, which keeps the flood limits and retries them itself.
+        public let messages: MigratingTelegramClient<InstrumentedTelegramClient<HTTPTelegramClient>>
+    }
+
+    public func telegramClients(transport: any HTTPTransport, token: Secret, store: BotStore) -> TelegramClients {
+        let logger = options.makeLogger("bot")
+        let telegramLogger = options.makeLogger("telegram")
+        let http = HTTPTelegramClient(transport: transport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
+            .instrumented(options.metrics)
+        return TelegramClients(
+            polling: http,
+            calls: http.retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics),
+            messages: http.followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
+        )
+    }
+
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
         let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock)
         let logger = options.makeLogger("bot")
-        let telegramLogger = options.makeLogger("telegram")
-        let http = HTTPTelegramClient(transport: telegramTransport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
-            .instrumented(options.metrics)
-        // Calls that are no chat message (admin lists, answers to presses): retried within their patience.
-        let calls = http.retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics)
-        // Chat messages: the outbox keeps the flood limits and retries them itself.
-        let messages = http.followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
+        let (http, calls, messages) = { ($0.polling, $0.calls, $0.messages) }(telegramClients(transport: telegramTransport, token: token, store: store))
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
         let listening = listening(lastFM: lastFM, store: store)

@@ -51,7 +51,7 @@ public final class OutboxDeliverer: Sendable {
             limits: FloodLimits = FloodLimits(),
             backoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(2), maxDelay: .seconds(60)),
             scanInterval: Duration = .seconds(30), shutdownGrace: Duration = .seconds(4), maxRepliesPerChat: Int = 100,
-            maxWaiting: Int = 256, sendGroup: Int = 8
+            maxWaiting: Int = 256, sendGroup: Int = 30
         ) {
             self.sendGroup = max(1, sendGroup)
             self.limits = limits
@@ -96,7 +96,8 @@ public final class OutboxDeliverer: Sendable {
     }
 
     private let store: BotStore
-    private let telegram: any TelegramClient
+    /// Sends one message through the Telegram client chain, compiled for that chain.
+    private let sendMessage: @Sendable (TelegramRequest<MessageReceipt>) async throws -> MessageReceipt
     private let photos: CollagePhotos?
     private let settings: Settings
     private let limiter: FloodLimiter
@@ -117,13 +118,13 @@ public final class OutboxDeliverer: Sendable {
     ///     deliverer does both.
     ///   - executor: where sending runs; the Telegram transport's `executor`.
     public init(
-        store: BotStore, telegram: any TelegramClient, photos: CollagePhotos?, settings: Settings = Settings(),
+        store: BotStore, telegram: some TelegramClient, photos: CollagePhotos?, settings: Settings = Settings(),
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: BotMetrics = .none, logger: Logger,
         executor: (any TaskExecutor)? = nil
     ) {
         self.executor = executor
         self.store = store
-        self.telegram = telegram
+        self.sendMessage = { try await telegram.send($0) }
         self.photos = photos
         self.settings = settings
         self.limiter = FloodLimiter(limits: settings.limits)
@@ -490,7 +491,7 @@ public final class OutboxDeliverer: Sendable {
     private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int, logger: Logger) async -> Step {
         defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
         do {
-            let receipt = try await telegram.send(request)
+            let receipt = try await sendMessage(request)
             if let key = message.collage, let sent = receipt.message {
                 await photos?.sent(key, as: sent, uploaded: !request.attachments.isEmpty)
             }

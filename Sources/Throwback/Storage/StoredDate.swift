@@ -28,28 +28,38 @@ struct StoredDate: DatabaseValueConvertible {
         let (seconds, millisecond) = UTCDateTime.floorDivide(milliseconds, 1000)
         let (days, second) = UTCDateTime.floorDivide(seconds, 86_400)
         let day = UTCDateTime(days: days, secondsIntoDay: Double(second))
-        var text = ""
-        text.reserveCapacity(23)
-        append(day.year, width: 4, to: &text)
-        text += "-"
-        append(day.month, width: 2, to: &text)
-        text += "-"
-        append(day.day, width: 2, to: &text)
-        text += " "
-        append(day.hour, width: 2, to: &text)
-        text += ":"
-        append(day.minute, width: 2, to: &text)
-        text += ":"
-        append(second % 60, width: 2, to: &text)
-        text += "."
-        append(millisecond, width: 3, to: &text)
-        return text
+        // Written digit by digit into the string's own storage: every stored row has a date or two.
+        // Years before 1 AD never come up (dates are now, or a Last.fm week): four digits or more.
+        let fields: [(value: Int64, width: Int, separator: UInt8)] = [
+            (Int64(day.year.magnitude), max(4, Self.digits(Int64(day.year.magnitude))), UInt8(ascii: "-")),
+            (Int64(day.month), 2, UInt8(ascii: "-")), (Int64(day.day), 2, UInt8(ascii: " ")), (Int64(day.hour), 2, UInt8(ascii: ":")),
+            (Int64(day.minute), 2, UInt8(ascii: ":")), (second % 60, 2, UInt8(ascii: ".")), (millisecond, 3, 0),
+        ]
+        return String(unsafeUninitializedCapacity: fields.reduce(0) { $0 + $1.width + 1 }) { out in
+            var position = 0
+            for field in fields {
+                var value = field.value
+                for digit in (position..<(position + field.width)).reversed() {
+                    out[digit] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                position += field.width
+                if field.separator != 0 {
+                    out[position] = field.separator
+                    position += 1
+                }
+            }
+            return position
+        }
     }
 
-    private static func append(_ value: some BinaryInteger, width: Int, to text: inout String) {
-        let digits = String(value)
-        if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
-        text += digits
+    private static func digits(_ value: Int64) -> Int {
+        var (value, count) = (value, 1)
+        while value >= 10 {
+            value /= 10
+            count += 1
+        }
+        return count
     }
 }
 
