@@ -4,32 +4,43 @@
 /// This is the one cache type behind every in-memory cache of the bot (guards' answers,
 /// rate-limit and flood-limit state, decoded Last.fm answers), so that a bot in thousands
 /// of chats keeps a bounded footprint. It is a value type: its owner (an actor, or a value
-/// behind a mutex) provides the isolation. Every operation is O(1).
+/// behind a mutex) provides the isolation. Every operation is O(1), and inlinable, so that
+/// each cache is compiled for its own key and value types rather than looking them up at
+/// run time on every access.
 public struct BoundedCache<Key: Hashable, Value> {
-    fileprivate struct Node {
-        var key: Key
-        var value: Value
-        var expiresAt: Duration?
-        var newer: Int
-        var older: Int
+    @usableFromInline
+    struct Node {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var expiresAt: Duration?
+        @usableFromInline var newer: Int
+        @usableFromInline var older: Int
+
+        @usableFromInline
+        init(key: Key, value: Value, expiresAt: Duration?, newer: Int, older: Int) {
+            (self.key, self.value, self.expiresAt, self.newer, self.older) = (key, value, expiresAt, newer, older)
+        }
     }
 
     /// The most entries kept.
     public let capacity: Int
-    private var index: [Key: Int] = [:]
-    private var nodes: [Node] = []
-    private var free: [Int] = []
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var free: [Int] = []
     /// The most and least recently used nodes; -1 when empty.
-    private var newest = -1
-    private var oldest = -1
+    @usableFromInline var newest = -1
+    @usableFromInline var oldest = -1
 
+    @inlinable
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
+    @inlinable
     public var count: Int { index.count }
 
     /// The value for `key`, unless it has expired by `now`; a hit makes it the most recent.
+    @inlinable
     public mutating func value(forKey key: Key, now: Duration? = nil) -> Value? {
         guard let slot = index[key] else { return nil }
         if let expiry = nodes[slot].expiresAt, let now, expiry <= now {
@@ -43,6 +54,7 @@ public struct BoundedCache<Key: Hashable, Value> {
     /// Stores `value`, evicting the least recently used entry when full.
     ///
     /// - Parameter expiresAt: when the entry stops being served; nil keeps it until evicted.
+    @inlinable
     public mutating func set(_ value: Value, forKey key: Key, expiresAt: Duration? = nil) {
         if let slot = index[key] {
             nodes[slot].value = value
@@ -67,16 +79,19 @@ public struct BoundedCache<Key: Hashable, Value> {
     }
 
     /// Changes the value in place, if present, without touching its recency or expiry.
+    @inlinable
     public mutating func modify<T>(_ key: Key, _ body: (inout Value) -> T) -> T? {
         guard let slot = index[key] else { return nil }
         return body(&nodes[slot].value)
     }
 
+    @inlinable
     public mutating func removeValue(forKey key: Key) {
         if let slot = index[key] { remove(slot) }
     }
 
-    private mutating func touch(_ slot: Int) {
+    @inlinable
+    mutating func touch(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
         nodes[slot].older = newest
@@ -86,13 +101,15 @@ public struct BoundedCache<Key: Hashable, Value> {
         if oldest < 0 { oldest = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let (newer, older) = (nodes[slot].newer, nodes[slot].older)
         if newer >= 0 { nodes[newer].older = older } else { newest = older }
         if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
     }
 
-    private mutating func remove(_ slot: Int) {
+    @inlinable
+    mutating func remove(_ slot: Int) {
         unlink(slot)
         index[nodes[slot].key] = nil
         free.append(slot)

@@ -46,7 +46,13 @@ final class CurlLoop {
         driver.publish(CurlWakeHandle(multi: multi))
         var running: Int32 = 0
         let executor = driver.asUnownedTaskExecutor()
+        // libcurl has work only after a wait (socket activity, its timer) or a new request: a
+        // turn that only ran tasks, which is most turns in a burst, skips it; but never many in
+        // a row, so that tasks that keep queueing tasks cannot keep the sockets waiting.
+        var curlHasWork = true
+        var turnsWithoutCurl = 0
         while !driver.take(&submissions, &cancellations, &jobs) {
+            if !submissions.isEmpty || !cancellations.isEmpty || turnsWithoutCurl >= 16 { curlHasWork = true }
             // Submissions first: a cancellation is always queued after its submission.
             for submission in submissions {
                 start(submission)
@@ -61,13 +67,22 @@ final class CurlLoop {
                 job.runSynchronously(on: executor)
             }
             jobs.removeAll(keepingCapacity: true)
-            curl_multi_perform(multi, &running)
-            finishCompletedTransfers()
+            if curlHasWork {
+                curl_multi_perform(multi, &running)
+                finishCompletedTransfers()
+                curlHasWork = false
+                turnsWithoutCurl = 0
+            } else {
+                turnsWithoutCurl += 1
+            }
             // Waits only if nothing was queued meanwhile (a finished transfer's task, say).
             // Returns on socket activity, curl's next timer, or a wakeup from a caller. The
             // limit only guards against a lost wakeup, which libcurl's design rules out.
-            if driver.prepareToSleep(), curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
-                usleep(10_000)  // never spin if polling itself fails
+            if driver.prepareToSleep() {
+                curlHasWork = true
+                if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
+                    usleep(10_000)  // never spin if polling itself fails
+                }
             }
         }
         shutDown()

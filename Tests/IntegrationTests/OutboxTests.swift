@@ -53,7 +53,7 @@ import TestLogging
     /// A 429 holds back that chat for its `retry_after`; another chat's reply goes at once.
     @Test func aFloodWaitHoldsBackOneChatOnly() async throws {
         let harness = try await BotHarness.start()
-        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests: retry after 30", retryAfter: 30), method: "sendMessage")
+        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests: retry after 30", retryAfter: 30), method: "sendMessage", chat: group)
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 1)
         await harness.telegram.pushMessage("/help", chatID: group, messageID: 2)
         await harness.telegram.pushMessage("/help", chatID: other, messageID: 3)

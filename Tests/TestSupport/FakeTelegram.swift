@@ -177,7 +177,7 @@ public actor FakeTelegram {
     private var nextUpdateID: Int64 = 1
     private var nextMessageID: Int64 = 1000
     private var nextQueryID = 1
-    private var faults: [(method: String, fault: Fault)] = []
+    private var faults: [(method: String, chat: Int64?, fault: Fault)] = []
     private var outages: [String: Fault] = [:]
     private var updateWaiters: [CheckedContinuation<Void, Never>] = []
     /// A wait for `count` calls of `method`.
@@ -370,8 +370,9 @@ public actor FakeTelegram {
     }
 
     /// The next `times` calls of `method` get `fault`.
-    public func inject(_ fault: Fault, method: String, times: Int = 1) {
-        for _ in 0..<times { faults.append((method, fault)) }
+    /// The next `times` calls of `method` (to `chat` only, if given) get `fault`.
+    public func inject(_ fault: Fault, method: String, chat: Int64? = nil, times: Int = 1) {
+        for _ in 0..<times { faults.append((method, chat, fault)) }
     }
 
     /// Every call of `method` gets `fault` until `endOutage(of:)`.
@@ -446,7 +447,7 @@ public actor FakeTelegram {
         if let formProblem { return refuse(method, 400, "Bad Request: can't parse multipart/form-data: \(formProblem)") }
 
         let fault: Fault?
-        if let index = faults.firstIndex(where: { $0.method == method }) {
+        if let index = faults.firstIndex(where: { $0.method == method && ($0.chat == nil || $0.chat == call.chatID) }) {
             fault = faults.remove(at: index).fault
         } else {
             fault = outages[method]

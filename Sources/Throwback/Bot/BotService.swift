@@ -130,7 +130,7 @@ public struct BotService: Service, CustomStringConvertible {
             delivery.addTask { await outbox.run() }
             defer { delivery.cancelAll() }
             do {
-                try await dispatcher.run(chain(leftovers.async, poller).cancelOnGracefulShutdown())
+                try await dispatcher.run(chain(leftovers.async, poller))
             } catch {
                 await outbox.stop()
                 throw error

@@ -13,7 +13,8 @@ import Telegram
 public struct UpdateDispatcher: Sendable {
     public var maxConcurrentChats: Int
     public var shutdownGrace: Duration
-    /// How many received updates may wait for a worker before intake waits too.
+    /// How many received updates may wait for a worker before intake waits too: two polls'
+    /// worth. The outbox holds a flood's replies; updates beyond these wait at Telegram.
     public var maxQueued: Int
     private let clock: ElapsedClock
     private let handler: ChatUpdateHandler
@@ -21,7 +22,7 @@ public struct UpdateDispatcher: Sendable {
     public init(
         maxConcurrentChats: Int = 16,
         shutdownGrace: Duration = .seconds(4),
-        maxQueued: Int = 1000,
+        maxQueued: Int = 200,
         clock: any Clock<Duration> = ContinuousClock(),
         handler: ChatUpdateHandler
     ) {
@@ -32,8 +33,8 @@ public struct UpdateDispatcher: Sendable {
         self.handler = handler
     }
 
-    /// Consumes `updates` until it ends or shutdown begins, then drains. Rethrows the
-    /// sequence's error, if any.
+    /// Consumes `updates` until it ends or shutdown begins (which cancels the wait for the next
+    /// update, a long poll say), then drains. Rethrows the sequence's error, if any.
     public func run<Updates: AsyncSequence & Sendable>(_ updates: Updates) async throws where Updates.Element == Update {
         let queue = ChatQueue(capacity: maxQueued)
         let (intakeEnded, endIntake) = AsyncStream<Void>.makeStream()
@@ -49,7 +50,9 @@ public struct UpdateDispatcher: Sendable {
                                 }
                             }
                         }
-                        let intake = await Self.take(updates, into: queue, judgedBy: handler)
+                        // A child task, not a sequence wrapper: the updates are read on this task's
+                        // executor, not passed through a task of their own.
+                        let intake = await cancelWhenGracefulShutdown { await Self.take(updates, into: queue, judgedBy: handler) }
                         queue.close()
                         endIntake.finish()
                         await workers.waitForAll()

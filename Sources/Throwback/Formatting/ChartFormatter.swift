@@ -45,28 +45,55 @@ public struct ChartFormatter: Sendable {
     }
 
     public func format(_ summary: ChartSummary) -> String {
-        let header = "\(bold(summary.user, limit: Self.maxUserLength)) · \(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo))"
+        // One buffer for the whole message, its length in UTF-16 units kept as it grows: a
+        // reply is formatted for every throwback, and strings built piece by piece cost more
+        // than the rest of the warm path.
+        var text = FormattedText()
+        appendBold(summary.user, limit: Self.maxUserLength, to: &text)
+        text.append(literal: " · ")
+        text.append(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo))
         guard !summary.albums.isEmpty else {
             let reason = summary.hiddenCount > 0
                 ? "Only albums under the \(WeekDescription.count(summary.minimumPlayCount, "play")) filter that week "
                     + "(\(WeekDescription.count(summary.hiddenCount, "album")) hidden)."
                 : "No scrobbles that week."
-            return header + "\n" + reason
+            text.append(literal: "\n")
+            text.append(reason)
+            return text.string
         }
-        let rows = summary.albums.prefix(maxAlbums).enumerated().map { index, album in "\(index + 1). \(line(album))" }
-        // Drop rows from the end until the message fits, counting UTF-16 units as Telegram does.
-        var shown = rows.count
-        var length = header.utf16.count + rows.reduce(0) { $0 + 1 + $1.utf16.count }
-        while shown > 1, length + trailer(summary, shown: shown).utf16.count > maxLength {
-            length -= 1 + rows[shown - 1].utf16.count
+        // Where each row ends, to drop rows from the end until the message fits, counting
+        // UTF-16 units as Telegram does.
+        var rowEnds: [(bytes: Int, units: Int)] = []
+        for (index, album) in summary.albums.prefix(maxAlbums).enumerated() {
+            text.append(literal: "\n")
+            text.append(index + 1)
+            text.append(literal: ". ")
+            appendLine(album, nameLimit: Self.maxNameLength, to: &text)
+            rowEnds.append((text.byteCount, text.units))
+        }
+        var shown = rowEnds.count
+        while shown > 1, rowEnds[shown - 1].units + trailer(summary, shown: shown).utf16.count > maxLength {
             shown -= 1
         }
-        return ([header] + rows.prefix(shown)).joined(separator: "\n") + trailer(summary, shown: shown)
+        text.cut(toBytes: rowEnds[shown - 1].bytes, units: rowEnds[shown - 1].units)
+        text.append(trailer(summary, shown: shown))
+        return text.string
     }
 
     /// "<b>Artist</b> – Album (N plays)".
     func line(_ album: ChartAlbum, nameLimit: Int = maxNameLength) -> String {
-        "\(bold(album.artist, limit: nameLimit)) – \(fitted(album.name, limit: nameLimit)) (\(WeekDescription.count(album.playCount, "play")))"
+        var text = FormattedText()
+        appendLine(album, nameLimit: nameLimit, to: &text)
+        return text.string
+    }
+
+    private func appendLine(_ album: ChartAlbum, nameLimit: Int, to text: inout FormattedText) {
+        appendBold(album.artist, limit: nameLimit, to: &text)
+        text.append(literal: " – ")
+        appendFitted(album.name, limit: nameLimit, to: &text)
+        text.append(literal: " (")
+        text.append(album.playCount)
+        text.append(literal: album.playCount == 1 ? " play)" : " plays)")
     }
 
     /// "…and N more albums." and the filter line, each on a line of its own.
@@ -91,9 +118,15 @@ public struct ChartFormatter: Sendable {
     /// `text`, escaped for the markup, and cut at a character boundary (with "…") so that it
     /// takes at most `limit` UTF-16 units.
     public func fitted(_ text: String, limit: Int) -> String {
-        let whole = escape(text)
-        guard whole.utf16.count > limit else { return whole }
-        // Measure each character's escaped size without building it, then escape the prefix once.
+        var out = FormattedText()
+        appendFitted(text, limit: limit, to: &out)
+        return out.string
+    }
+
+    private func appendFitted(_ text: String, limit: Int, to out: inout FormattedText) {
+        if out.appendEscaped(text, html: markup == .telegramHTML, ifWithin: limit) { return }
+        // Too long: measure each character's escaped size without building it, then escape
+        // the prefix that fits.
         var units = 0
         var end = text.startIndex
         for index in text.indices {
@@ -104,20 +137,121 @@ public struct ChartFormatter: Sendable {
             units += size
             end = text.index(after: index)
         }
-        return escape(String(text[..<end])) + "…"
+        _ = out.appendEscaped(String(text[..<end]), html: markup == .telegramHTML, ifWithin: .max)
+        out.append(literal: "…")
     }
 
     func bold(_ text: String, limit: Int) -> String {
-        switch markup {
-        case .plain: fitted(text, limit: limit)
-        case .telegramHTML: "<b>\(fitted(text, limit: limit))</b>"
-        }
+        var out = FormattedText()
+        appendBold(text, limit: limit, to: &out)
+        return out.string
+    }
+
+    private func appendBold(_ text: String, limit: Int, to out: inout FormattedText) {
+        if markup == .telegramHTML { out.append(literal: "<b>") }
+        appendFitted(text, limit: limit, to: &out)
+        if markup == .telegramHTML { out.append(literal: "</b>") }
     }
 
     func escape(_ text: String) -> String {
         switch markup {
         case .plain: text
         case .telegramHTML: TelegramHTML.escape(text)
+        }
+    }
+}
+
+/// A message being written: its UTF-8 bytes, and its length in UTF-16 units (what Telegram
+/// counts) kept as it grows.
+struct FormattedText {
+    private var bytes: [UInt8] = []
+    private(set) var units = 0
+
+    init() {
+        bytes.reserveCapacity(512)
+    }
+
+    var byteCount: Int { bytes.count }
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func append(_ text: String) {
+        for byte in text.utf8 {
+            bytes.append(byte)
+            units += Self.units(of: byte)
+        }
+    }
+
+    /// Appends a literal, which is written once in the binary: no string is made for it.
+    mutating func append(literal: StaticString) {
+        let utf8 = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        bytes.append(contentsOf: utf8)
+        for byte in utf8 { units += Self.units(of: byte) }
+    }
+
+    /// Appends a number in decimal digits.
+    mutating func append(_ number: Int) {
+        if number < 0 { append(literal: "-") }
+        var magnitude = number.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+            units += 1
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
+
+    /// Appends `text`, escaped for Telegram's HTML if `html`, if it then takes at most `limit`
+    /// UTF-16 units; returns false, and appends nothing, otherwise. Escaping by UTF-8 byte is
+    /// escaping by scalar: no byte of a multi-byte sequence is below 0x80.
+    mutating func appendEscaped(_ text: String, html: Bool, ifWithin limit: Int) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            var escapedUnits = 0
+            var special = false
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "&") where html:
+                    escapedUnits += 5
+                    special = true
+                case UInt8(ascii: "<") where html, UInt8(ascii: ">") where html:
+                    escapedUnits += 4
+                    special = true
+                default:
+                    escapedUnits += Self.units(of: byte)
+                }
+            }
+            guard escapedUnits <= limit else { return false }
+            units += escapedUnits
+            guard special else {
+                bytes.append(contentsOf: utf8)
+                return true
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
+                case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
+                case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
+                default: bytes.append(byte)
+                }
+            }
+            return true
+        }
+    }
+
+    /// Keeps the first `count` bytes, which take `units` UTF-16 units.
+    mutating func cut(toBytes count: Int, units: Int) {
+        bytes.removeSubrange(count...)
+        self.units = units
+    }
+
+    /// UTF-16 units a UTF-8 byte adds: one per scalar, two for a scalar beyond the BMP (a
+    /// four-byte sequence), nothing for a continuation byte.
+    private static func units(of byte: UInt8) -> Int {
+        switch byte {
+        case 0x80..<0xC0: 0
+        case 0xF0...: 2
+        default: 1
         }
     }
 }

@@ -150,10 +150,10 @@ extension BotStore {
                 t.add(column: "weeklySince", .integer)
             }
         }
-        migrator.registerMigration("v6: what an outbox message says, apart from where it stands") { db in
+        migrator.registerMigration("v6: the outbox's state apart from its body, indexes of what waits, one journal table") { db in
             // A message's state changes twice on its way out, its body never. Apart, each
             // change rewrites a narrow row (dozens to a page) instead of one of three
-            // kilobyte-long rows to a page: a group of sends costs a few pages, not a dozen.
+            // kilobyte-long rows to a page.
             try db.create(table: "outboxBody") { t in
                 t.primaryKey("id", .integer).references("outbox", onDelete: .cascade)
                 t.column("method", .text).notNull()
@@ -162,12 +162,32 @@ extension BotStore {
                 t.column("collage", .text)
             }
             try db.execute(sql: "INSERT INTO outboxBody (id, method, parameters, upload, collage) SELECT id, method, parameters, upload, collage FROM outbox")
+            // Only messages on their way are looked up by state: an index of those stays a
+            // page or two, where one of every state grew with each message sent.
+            try db.drop(index: "outboxByState")
             try db.alter(table: "outbox") { t in
                 t.drop(column: "method")
                 t.drop(column: "parameters")
                 t.drop(column: "upload")
                 t.drop(column: "collage")
             }
+            try db.execute(sql: "CREATE INDEX outboxPending ON outbox(id) WHERE state = 'pending'")
+            try db.execute(sql: "CREATE INDEX outboxSending ON outbox(sendingAt) WHERE state = 'sending'")
+            // An update is one row from arrival to long after it was handled: handling it
+            // clears its payload and stamps it, instead of moving it from one table to another.
+            try db.create(table: "journalEntry") { t in
+                t.autoIncrementedPrimaryKey("sequence")
+                t.column("identity", .text).notNull().unique()
+                t.column("payload", .blob)
+                t.column("handledAt", .datetime)
+            }
+            try db.execute(sql: """
+                INSERT INTO journalEntry (identity, payload, handledAt)
+                SELECT identity, NULL, handledAt FROM handledUpdate WHERE identity NOT IN (SELECT identity FROM inboxEntry)
+                """)
+            try db.execute(sql: "INSERT INTO journalEntry (identity, payload) SELECT identity, payload FROM inboxEntry ORDER BY sequence")
+            try db.drop(table: "inboxEntry")
+            try db.drop(table: "handledUpdate")
         }
         return migrator
     }

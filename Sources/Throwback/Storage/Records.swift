@@ -91,13 +91,6 @@ public struct AccountLink: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 }
 
-/// An update received from Telegram and not yet handled: the inbox survives a crash.
-/// `identity` is `Update.identity`; the table also numbers rows in arrival order.
-struct InboxUpdate: Sendable {
-    var identity: String
-    var payload: Data
-}
-
 /// What identifies a throwback's collage: the same user, week and play-count filter always
 /// give the same picture, so its Telegram `file_id` can be reused in any chat.
 public struct CollageKey: Sendable, Hashable {

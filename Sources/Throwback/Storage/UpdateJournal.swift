@@ -1,15 +1,16 @@
 import Foundation
 import GRDB
 import Networking
+import Synchronization
 import Telegram
 
 /// Exactly-once handling of Telegram updates across restarts.
 ///
-/// A batch is written to the inbox, together with the offset that confirms it, before the
-/// poller confirms it to Telegram. An update leaves the inbox, and is remembered as handled,
-/// in the transaction that commits its effects and enqueues its answer in the outbox
-/// (`StoreTransaction.markHandled`). After a crash, the inbox is handled first; an update
-/// that Telegram delivers again is recognised and skipped.
+/// A batch is written to the journal, together with the offset that confirms it, before the
+/// poller confirms it to Telegram. An update is marked handled (its payload cleared, the time
+/// stamped) in the transaction that commits its effects and enqueues its answer in the
+/// outbox (`StoreTransaction.markHandled`). After a crash, the updates not yet handled are
+/// handled first; an update that Telegram delivers again is recognised and skipped.
 ///
 /// Updates are recognised by what they are (`Update.identity`: chat and message id, or the
 /// button press's query id), never by `update_id`: Telegram restarts its numbering after a
@@ -20,6 +21,9 @@ public struct UpdateJournal: Sendable {
     /// so no redelivery can come later than that.
     private let memory: TimeInterval
     private let now: @Sendable () -> Date
+    /// When handled updates were last forgotten: once an hour is enough, and saves keeping an
+    /// index of handling times up to date with every update.
+    private let lastForgetting = LastForgetting()
 
     public init(store: BotStore, memory: TimeInterval = 2 * 24 * 3600, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
@@ -38,29 +42,30 @@ public struct UpdateJournal: Sendable {
     ///
     /// The offset is stored as given, even when it is lower than the one before: that is what
     /// a renumbering looks like. Returns the updates to handle: those neither handled nor
-    /// already in the inbox, in the order received.
+    /// already waiting in the journal, in the order received.
     public func record(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
-        let rows = batch.compactMap { received -> (Update, InboxUpdate)? in
+        let rows = batch.compactMap { received -> (Update, String, Data)? in
             guard let identity = received.update.identity else { return nil }
             // Kept as Telegram sent it: read back with the decoder that read it first.
-            return (received.update, InboxUpdate(identity: identity, payload: Data(received.json)))
+            return (received.update, identity, Data(received.json))
         }
-        let forgetBefore = StoredDate(now().addingTimeInterval(-memory))
+        let now = now()
+        let forgetBefore = lastForgetting.due(at: now) ? StoredDate(now.addingTimeInterval(-memory)) : nil
         return try await store.write { transaction in
             let db = transaction.db
-            // Cached statements: this runs for every poll, the hot path of the bot.
-            let handled = try db.cachedStatement(sql: "SELECT 1 FROM handledUpdate WHERE identity = ?")
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO inboxEntry (identity, payload) VALUES (?, ?)")
+            // One statement per update: a known identity, handled or waiting, is not inserted again.
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload) VALUES (?, ?)")
             var fresh: [Update] = []
-            for (update, row) in rows {
-                guard try Bool.fetchOne(handled, arguments: [row.identity]) != true else { continue }
-                try insert.execute(arguments: [row.identity, row.payload])
+            for (update, identity, payload) in rows {
+                try insert.execute(arguments: [identity, payload])
                 if db.changesCount > 0 { fresh.append(update) }
             }
             try db.cachedStatement(
                 sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
             ).execute(arguments: [nextOffset])
-            try db.cachedStatement(sql: "DELETE FROM handledUpdate WHERE handledAt < ?").execute(arguments: [forgetBefore])
+            if let forgetBefore {
+                try db.execute(sql: "DELETE FROM journalEntry WHERE handledAt < ?", arguments: [forgetBefore])
+            }
             return fresh
         }
     }
@@ -68,19 +73,34 @@ public struct UpdateJournal: Sendable {
     /// Updates received before a stop and never handled, in the order received.
     public func unhandled() async throws -> [Update] {
         let payloads = try await store.read { db in
-            try Data.fetchAll(db, sql: "SELECT payload FROM inboxEntry ORDER BY sequence")
+            try Data.fetchAll(db, sql: "SELECT payload FROM journalEntry WHERE payload IS NOT NULL ORDER BY sequence")
         }
         let decoder = JSONTapeDecoder()
         return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
     }
 }
 
+/// The last time handled updates were forgotten.
+private final class LastForgetting: Sendable {
+    private let last = Mutex<Date?>(nil)
+
+    /// Whether an hour has passed since the last time (or there was none); if so, now is the last time.
+    func due(at now: Date) -> Bool {
+        last.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
+            last = now
+            return true
+        }
+    }
+}
+
 extension StoreTransaction {
-    /// Marks an update handled: out of the inbox, into the handled identities. Idempotent.
+    /// Marks an update handled: its payload cleared, the time it was handled kept. Idempotent.
     public func markHandled(_ update: Update, at date: Date) throws {
         guard let identity = update.identity else { return }
-        try db.cachedStatement(sql: "DELETE FROM inboxEntry WHERE identity = ?").execute(arguments: [identity])
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO handledUpdate (identity, handledAt) VALUES (?, ?)")
-            .execute(arguments: [identity, StoredDate(date)])
+        try db.cachedStatement(sql: """
+            INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)
+            ON CONFLICT(identity) DO UPDATE SET payload = NULL, handledAt = excluded.handledAt
+            """).execute(arguments: [identity, StoredDate(date)])
     }
 }
