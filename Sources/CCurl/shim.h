@@ -37,6 +37,23 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option
     return curl_multi_setopt(multi, option, value);
 }
 
+// The multi handle's event callbacks (curl_multi_socket_action): which sockets libcurl waits
+// on, and when it next wants to be called without socket activity.
+typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp);
+typedef int (*ccurl_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
+
+static inline CURLMcode ccurl_multi_setopt_socket_function(CURLM *multi, ccurl_socket_callback callback, void *userp) {
+    CURLMcode result = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+    if (result != CURLM_OK) return result;
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, userp);
+}
+
+static inline CURLMcode ccurl_multi_setopt_timer_function(CURLM *multi, ccurl_timer_callback callback, void *userp) {
+    CURLMcode result = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+    if (result != CURLM_OK) return result;
+    return curl_multi_setopt(multi, CURLMOPT_TIMERDATA, userp);
+}
+
 // Allows http and https only, for the first request and for redirects. The string forms
 // of these options replaced the bit masks in 7.85.0, which deprecated the masks.
 static inline CURLcode ccurl_easy_allow_http_only(CURL *handle) {

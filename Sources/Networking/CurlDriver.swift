@@ -9,14 +9,11 @@ struct CurlSubmission: Sendable {
     var continuation: CheckedContinuation<HTTPResponse, any Error>
 }
 
-/// The curl multi handle, as far as threads other than the curl thread may use it.
-///
-/// `@unchecked Sendable` is safe because other threads call exactly one function through
-/// it, `curl_multi_wakeup`, which libcurl documents as callable from any thread; they call
-/// it only under the inbox lock while the handle is published there; and the curl thread
-/// unpublishes it under the same lock before `curl_multi_cleanup`.
-struct CurlWakeHandle: @unchecked Sendable {
-    let multi: UnsafeMutableRawPointer
+/// How other threads wake the curl thread: the write end of a pipe it polls. Writing a byte
+/// is safe from any thread; the curl thread unpublishes the handle under the inbox lock
+/// before it closes the pipe.
+struct CurlWakeHandle: Sendable {
+    let writeEnd: Int32
 }
 
 /// What callers leave for the curl thread. Always accessed under `CurlDriver.inbox`'s lock.
@@ -26,7 +23,7 @@ struct CurlInbox {
     var cancellations: [UInt64] = []
     /// Tasks that prefer the curl thread as their executor, ready to run.
     var jobs: [UnownedJob] = []
-    /// The thread waits in `curl_multi_poll`: what is queued now needs a wakeup. While it
+    /// The thread waits in `poll`: what is queued now needs a wakeup. While it
     /// works, it looks at the inbox again before it waits, so no wakeup (no system call) is needed.
     var sleeping = false
     /// A wakeup was sent since the thread last emptied the inbox, so another one is useless.
@@ -40,7 +37,9 @@ struct CurlInbox {
     mutating func wake() {
         guard sleeping, !wakeupPending, let wakeHandle else { return }
         wakeupPending = true
-        curl_multi_wakeup(wakeHandle.multi)
+        var byte: UInt8 = 1
+        // The pipe is non-blocking: a full pipe has a wakeup in it already.
+        _ = write(wakeHandle.writeEnd, &byte, 1)
     }
 }
 

@@ -3,9 +3,22 @@ import Foundation
 
 /// The curl thread: it owns the multi handle and every easy handle, and is the only thread
 /// that runs transfers, so none of this needs a lock. Created on that thread, never shared.
+///
+/// It drives libcurl by events (`curl_multi_socket_action`): it polls the sockets libcurl
+/// names, and a pipe that other threads write to wake it, and tells libcurl which socket is
+/// ready or that its timer is due. libcurl then touches only that transfer, where
+/// `curl_multi_perform` would check every transfer's socket, one system call each.
 final class CurlLoop {
     private let driver: CurlDriver
     private let multi: UnsafeMutableRawPointer
+    /// The wake pipe: its read end is polled with the sockets.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    /// The sockets libcurl waits on, with the poll events it wants.
+    private var sockets: [Int32: Int16] = [:]
+    /// When libcurl next wants to be called without socket activity, in `uptimeNanoseconds`.
+    private var timerDue: UInt64?
+    private var pollSet: [pollfd] = []
     private var active: [UInt64: CurlTransfer] = [:]
     /// Easy handles kept for reuse, which saves setting one up per request.
     private var idle: [CurlTransfer] = []
@@ -34,25 +47,61 @@ final class CurlLoop {
         // libcurl's own cache size follows the transfers under way (four per transfer): after
         // a burst, it would close the connections that the next burst opens again.
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 4 * maxConnectionsPerHost)
-        CurlLoop(driver: driver, multi: multi).run()
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            curl_multi_cleanup(multi)
+            let error = TransportError("could not set up the transport's wake-up pipe", requestMayHaveBeenSent: false)
+            let (left, jobs) = driver.retire(with: error)
+            for submission in left { submission.continuation.resume(throwing: error) }
+            for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+            return
+        }
+        for end in pipeEnds { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        let loop = CurlLoop(driver: driver, multi: multi, wakeRead: pipeEnds[0], wakeWrite: pipeEnds[1])
+        let context = Unmanaged.passUnretained(loop).toOpaque()
+        _ = ccurl_multi_setopt_socket_function(multi, { _, socket, what, context, _ in
+            guard let context else { return 0 }
+            Unmanaged<CurlLoop>.fromOpaque(context).takeUnretainedValue().watch(socket, what)
+            return 0
+        }, context)
+        _ = ccurl_multi_setopt_timer_function(multi, { _, milliseconds, context in
+            guard let context else { return 0 }
+            Unmanaged<CurlLoop>.fromOpaque(context).takeUnretainedValue().setTimer(milliseconds)
+            return 0
+        }, context)
+        loop.run()
     }
 
-    private init(driver: CurlDriver, multi: UnsafeMutableRawPointer) {
+    private init(driver: CurlDriver, multi: UnsafeMutableRawPointer, wakeRead: Int32, wakeWrite: Int32) {
         self.driver = driver
         self.multi = multi
+        self.wakeRead = wakeRead
+        self.wakeWrite = wakeWrite
+    }
+
+    /// libcurl's socket callback: what to poll `socket` for, from now on.
+    private func watch(_ socket: Int32, _ what: Int32) {
+        switch what {
+        case CURL_POLL_IN: sockets[socket] = Int16(POLLIN)
+        case CURL_POLL_OUT: sockets[socket] = Int16(POLLOUT)
+        case CURL_POLL_INOUT: sockets[socket] = Int16(POLLIN | POLLOUT)
+        default: sockets[socket] = nil  // CURL_POLL_REMOVE
+        }
+    }
+
+    /// libcurl's timer callback: -1 cancels the timer, 0 asks to be called at once.
+    private func setTimer(_ milliseconds: Int) {
+        timerDue = milliseconds < 0 ? nil : Self.now() + UInt64(milliseconds) * 1_000_000
+    }
+
+    private static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
     }
 
     private func run() {
-        driver.publish(CurlWakeHandle(multi: multi))
-        var running: Int32 = 0
+        driver.publish(CurlWakeHandle(writeEnd: wakeWrite))
         let executor = driver.asUnownedTaskExecutor()
-        // libcurl has work only after a wait (socket activity, its timer) or a new request: a
-        // turn that only ran tasks, which is most turns in a burst, skips it; but never many in
-        // a row, so that tasks that keep queueing tasks cannot keep the sockets waiting.
-        var curlHasWork = true
-        var turnsWithoutCurl = 0
         while !driver.take(&submissions, &cancellations, &jobs) {
-            if !submissions.isEmpty || !cancellations.isEmpty || turnsWithoutCurl >= 16 { curlHasWork = true }
             // Submissions first: a cancellation is always queued after its submission.
             for submission in submissions {
                 start(submission)
@@ -62,30 +111,61 @@ final class CurlLoop {
                 cancelTransfer(id)
             }
             cancellations.removeAll(keepingCapacity: true)
-            // Tasks that prefer this thread; what they send is started on the next turn.
+            // Tasks that prefer this thread; what they send starts when libcurl's timer (due at
+            // once for a new transfer) runs below.
             for job in jobs {
                 job.runSynchronously(on: executor)
             }
             jobs.removeAll(keepingCapacity: true)
-            if curlHasWork {
-                curl_multi_perform(multi, &running)
-                finishCompletedTransfers()
-                curlHasWork = false
-                turnsWithoutCurl = 0
-            } else {
-                turnsWithoutCurl += 1
-            }
+            runTimerIfDue()
             // Waits only if nothing was queued meanwhile (a finished transfer's task, say).
-            // Returns on socket activity, curl's next timer, or a wakeup from a caller. The
-            // limit only guards against a lost wakeup, which libcurl's design rules out.
-            if driver.prepareToSleep() {
-                curlHasWork = true
-                if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
-                    usleep(10_000)  // never spin if polling itself fails
-                }
-            }
+            if driver.prepareToSleep() { waitForEvents() }
         }
         shutDown()
+    }
+
+    /// Tells libcurl its timer is due, if it is: new transfers start, timeouts fire.
+    private func runTimerIfDue() {
+        guard let due = timerDue, due <= Self.now() else { return }
+        timerDue = nil
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+        finishCompletedTransfers()
+    }
+
+    /// Polls the sockets libcurl waits on and the wake pipe until one is ready or libcurl's
+    /// timer is due, and hands libcurl the ready sockets. The limit only guards against a lost
+    /// wakeup, which the pipe rules out.
+    private func waitForEvents() {
+        pollSet.removeAll(keepingCapacity: true)
+        pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+        for (socket, events) in sockets {
+            pollSet.append(pollfd(fd: socket, events: events, revents: 0))
+        }
+        var timeout: Int32 = 1000
+        if let due = timerDue {
+            let now = Self.now()
+            timeout = due <= now ? 0 : Int32(min(1000, (due - now + 999_999) / 1_000_000))
+        }
+        let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
+        if ready < 0 {
+            if errno != EINTR { usleep(10_000) }  // never spin if polling itself fails
+            return
+        }
+        if pollSet[0].revents != 0 {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while read(wakeRead, &drain, drain.count) > 0 {}
+        }
+        var running: Int32 = 0
+        for entry in pollSet.dropFirst() where entry.revents != 0 {
+            var flags: Int32 = 0
+            if entry.revents & Int16(POLLIN | POLLHUP) != 0 { flags |= CURL_CSELECT_IN }
+            if entry.revents & Int16(POLLOUT) != 0 { flags |= CURL_CSELECT_OUT }
+            if entry.revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= CURL_CSELECT_ERR }
+            curl_multi_socket_action(multi, entry.fd, flags, &running)
+        }
+        finishCompletedTransfers()
+        runTimerIfDue()
     }
 
     private func start(_ submission: CurlSubmission) {
@@ -164,6 +244,9 @@ final class CurlLoop {
         }
         idle.removeAll()
         curl_multi_cleanup(multi)
+        // Unpublished by `retire`: no thread writes to the pipe any more.
+        close(wakeRead)
+        close(wakeWrite)
     }
 
     /// libcurl avoids SIGPIPE where it can, but with CURLOPT_NOSIGNAL it does not ignore

@@ -25,7 +25,7 @@ public final class CurlTransport: HTTPTransport {
     ///
     /// - Parameter maxConnectionsPerHost: connections open at once to one host; requests
     ///   beyond it wait for a free connection. A long poll holds one for its whole duration.
-    public init(maxConnectionsPerHost: Int = 8) {
+    public init(maxConnectionsPerHost: Int = 32) {
         driver = CurlDriver(maxConnectionsPerHost: max(1, maxConnectionsPerHost))
     }
 
