@@ -70,19 +70,22 @@ final class JSONTape: Sendable {
         return keys
     }
 
+    /// The value for `key` (its UTF-8) in the object at `index`: the first one, should a key repeat.
+    func member(_ wanted: UnsafeBufferPointer<UInt8>, in index: Int) -> Int? {
+        var entry = Int32(index + 1)
+        for _ in 0..<values[index].count {
+            let keyIndex = Int(entry)
+            let valueIndex = keyIndex + 1
+            if keyMatches(keyIndex, wanted) { return valueIndex }
+            entry = values[valueIndex].next
+        }
+        return nil
+    }
+
     /// The value for `key` in the object at `index`: the first one, should a key repeat.
     func member(_ key: String, in index: Int) -> Int? {
         var key = key
-        return key.withUTF8 { wanted in
-            var entry = Int32(index + 1)
-            for _ in 0..<values[index].count {
-                let keyIndex = Int(entry)
-                let valueIndex = keyIndex + 1
-                if keyMatches(keyIndex, wanted) { return valueIndex }
-                entry = values[valueIndex].next
-            }
-            return nil
-        }
+        return key.withUTF8 { member($0, in: index) }
     }
 
     private func keyMatches(_ index: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {

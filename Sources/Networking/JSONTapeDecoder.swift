@@ -31,11 +31,10 @@ public struct JSONTapeDecoder: Sendable {
 }
 
 /// What a type decoding itself from a `JSONTapeDecoder` can ask of its decoder beyond
-/// `Decoder`: the JSON text it is decoding from, as it arrived (to store an update exactly
-/// as Telegram sent it, say).
+/// `Decoder`: the value on the tape, to read it directly (`JSONNode`).
 public protocol JSONSourceDecoder: Decoder {
-    /// The bytes of the value being decoded, as they are in the document.
-    var sourceJSON: ArraySlice<UInt8> { get }
+    /// The value being decoded.
+    var node: JSONNode { get }
 }
 
 /// A decoder positioned at one value of a tape.
@@ -52,7 +51,7 @@ private struct TapeDecoding: JSONSourceDecoder {
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { userInfoValues }
-    var sourceJSON: ArraySlice<UInt8> { tape.source(of: index) }
+    var node: JSONNode { JSONNode(tape: tape, index: index) }
     var kind: JSONTape.Kind { tape.values[index].kind }
 
     func at(_ index: Int) -> TapeDecoding {

@@ -47,7 +47,7 @@ public struct HTTPTelegramClient: TelegramClient {
             throw TelegramError.transport(text, mayHaveBeenDelivered: error.requestMayHaveBeenSent)
         }
         do {
-            return try Self.interpret(response, method: request.method, logger: logger, readsPhotoFileID: !request.attachments.isEmpty)
+            return try Self.interpret(response, method: request.method, logger: logger)
         } catch let error as TelegramError {
             let text = redactor.redact(error.description)
             logger.log(
@@ -63,35 +63,35 @@ public struct HTTPTelegramClient: TelegramClient {
 
     /// A Bot API answer read: its result, or the error it stands for. Public for the load
     /// benchmark, which times it.
-    ///
-    /// - Parameter readsPhotoFileID: whether an answered photo's `file_id` is wanted: only
-    ///   after an upload, since a photo sent by its `file_id` has one already.
-    public static func interpret<Response: Decodable>(
-        _ response: HTTPResponse, method: String, logger: Logger? = nil, readsPhotoFileID: Bool = true
-    ) throws -> Response {
-        var decoder = JSONTapeDecoder()
-        decoder.userInfo[.readsPhotoFileID] = readsPhotoFileID
-        guard let envelope = try? decoder.decode(Envelope<Response>.self, from: response.body) else {
+    public static func interpret<Response: JSONReadable>(_ response: HTTPResponse, method: String, logger: Logger? = nil) throws -> Response {
+        guard let answer = try? JSONNode(parsing: [UInt8](response.body)), let ok = answer["ok"]?.bool else {
             if response.status >= 500 { throw TelegramError.server(status: response.status, description: "unreadable body") }
             if response.status == 401 { throw TelegramError.unauthorized }
             if response.status == 404 { throw TelegramError.notFound }
             throw TelegramError.undecodable("\(method): HTTP \(response.status)")
         }
-        if envelope.ok {
-            guard let result = envelope.result else { throw TelegramError.undecodable("\(method): result missing or malformed") }
-            return result
+        if ok {
+            guard let result = answer["result"], !result.isNull, let value = try? Response(json: result) else {
+                throw TelegramError.undecodable("\(method): result missing or malformed")
+            }
+            return value
         }
-        let description = envelope.description ?? ""
-        if let seconds = envelope.parameters?.retryAfter {
-            if seconds > maxRetryAfter {
+        let description = answer["description"]?.string ?? ""
+        let parameters = answer["parameters"]
+        // Any number, however large or fractional, still means "wait": read as a Double and
+        // brought into Int's range, so that the clamp applies.
+        if let seconds = parameters?["retry_after"]?.double {
+            let whole = seconds >= Double(Int.max) ? Int.max : Int(max(seconds.rounded(.up), 0))
+            if whole > maxRetryAfter {
                 logger?.warning("Telegram asked for a flood wait longer than an hour; waiting an hour", metadata: [
-                    "method": "\(method)", "retryAfter": "\(seconds)",
+                    "method": "\(method)", "retryAfter": "\(whole)",
                 ])
             }
-            throw TelegramError.retryAfter(seconds: min(max(seconds, 1), maxRetryAfter))
+            throw TelegramError.retryAfter(seconds: min(max(whole, 1), maxRetryAfter))
         }
-        if let chat = envelope.parameters?.migrateToChatID { throw TelegramError.chatMigrated(to: chat) }
-        switch envelope.errorCode ?? response.status {
+        if let chat = parameters?["migrate_to_chat_id"]?.int64 { throw TelegramError.chatMigrated(to: chat) }
+        let code = answer["error_code"]?.int64.flatMap { Int(exactly: $0) } ?? response.status
+        switch code {
         case 401: throw TelegramError.unauthorized
         // The Bot API answers 404 for a malformed token as well as for a wrong base URL.
         case 404: throw TelegramError.notFound
@@ -112,47 +112,6 @@ public struct HTTPTelegramClient: TelegramClient {
         case let .server(status, text): .server(status: status, description: redactor.redact(text))
         case .undecodable(let text): .undecodable(redactor.redact(text))
         default: error
-        }
-    }
-
-    private struct Envelope<Result: Decodable>: Decodable {
-        var ok: Bool
-        var result: Result?
-        var errorCode: Int?
-        var description: String?
-        var parameters: Parameters?
-
-        enum CodingKeys: String, CodingKey {
-            case ok, result, errorCode = "error_code", description, parameters
-        }
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            ok = try c.decode(Bool.self, forKey: .ok)
-            // A malformed result is reported as undecodable rather than failing the envelope.
-            result = ok ? try? c.decodeIfPresent(Result.self, forKey: .result) : nil
-            errorCode = try? c.decodeIfPresent(Int.self, forKey: .errorCode)
-            description = try? c.decodeIfPresent(String.self, forKey: .description)
-            parameters = try? c.decodeIfPresent(Parameters.self, forKey: .parameters)
-        }
-    }
-
-    private struct Parameters: Decodable {
-        var retryAfter: Int?
-        var migrateToChatID: Int64?
-
-        enum CodingKeys: String, CodingKey {
-            case retryAfter = "retry_after", migrateToChatID = "migrate_to_chat_id"
-        }
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            // Any number, however large or fractional, still means "wait": read it as a
-            // Double and bring it into Int's range, so that the clamp above applies.
-            if let seconds = try? c.decodeIfPresent(Double.self, forKey: .retryAfter), seconds.isFinite {
-                retryAfter = seconds >= Double(Int.max) ? Int.max : Int(max(seconds.rounded(.up), 0))
-            }
-            migrateToChatID = try? c.decodeIfPresent(Int64.self, forKey: .migrateToChatID)
         }
     }
 }

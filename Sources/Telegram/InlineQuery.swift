@@ -1,6 +1,8 @@
+import Networking
+
 /// Someone typing `@bot …` in any chat: Telegram sends one per keystroke, and shows the
 /// results of whichever it gets an answer to while the text is still the same.
-public struct InlineQuery: Codable, Sendable, Equatable {
+public struct InlineQuery: Codable, JSONReadable, Sendable, Equatable {
     public var id: String
     public var from: User
     /// What follows the bot's username, up to 256 characters.
@@ -11,11 +13,21 @@ public struct InlineQuery: Codable, Sendable, Equatable {
         self.from = from
         self.query = query
     }
+
+    public init(json: JSONNode) throws {
+        id = try json.required("id") { $0.string }
+        from = try json.required("from", as: User.self)
+        query = try json.required("query") { $0.string }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
+    }
 }
 
 /// A result of an inline query that someone sent. Telegram reports these only when the bot's
 /// inline feedback is on (BotFather's `/setinlinefeedback`).
-public struct ChosenInlineResult: Codable, Sendable, Equatable {
+public struct ChosenInlineResult: Codable, JSONReadable, Sendable, Equatable {
     public var resultID: String
     public var from: User
     public var query: String
@@ -31,6 +43,17 @@ public struct ChosenInlineResult: Codable, Sendable, Equatable {
         self.from = from
         self.query = query
         self.inlineMessageID = inlineMessageID
+    }
+
+    public init(json: JSONNode) throws {
+        resultID = try json.required("result_id") { $0.string }
+        from = try json.required("from", as: User.self)
+        query = try json.required("query") { $0.string }
+        inlineMessageID = try json.optional("inline_message_id") { $0.string }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
     }
 }
 

@@ -1,8 +1,10 @@
+import Networking
+
 // Bot API types, reduced to the fields the bot reads. Decoding ignores every other field,
 // so new Bot API fields never break it.
 
 /// An incoming update. Kinds this bot does not handle decode with all fields `nil`.
-public struct Update: Codable, Sendable, Equatable {
+public struct Update: Codable, JSONReadable, Sendable, Equatable {
     public var updateID: Int64
     public var message: Message?
     public var editedMessage: Message?
@@ -29,6 +31,20 @@ public struct Update: Codable, Sendable, Equatable {
         self.inlineQuery = inlineQuery
     }
 
+    public init(json: JSONNode) throws {
+        updateID = try json.required("update_id") { $0.int64 }
+        message = try json.optional("message", as: Message.self)
+        editedMessage = try json.optional("edited_message", as: Message.self)
+        channelPost = try json.optional("channel_post", as: Message.self)
+        callbackQuery = try json.optional("callback_query", as: CallbackQuery.self)
+        inlineQuery = try json.optional("inline_query", as: InlineQuery.self)
+        chosenInlineResult = try json.optional("chosen_inline_result", as: ChosenInlineResult.self)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
+    }
+
     /// The chat the update belongs to, for ordering work per chat.
     public var chatID: Int64? {
         (message ?? editedMessage ?? channelPost ?? callbackQuery?.message)?.chat.id
@@ -49,7 +65,7 @@ public struct Update: Codable, Sendable, Equatable {
     }
 }
 
-public struct Message: Codable, Sendable, Equatable {
+public struct Message: Codable, JSONReadable, Sendable, Equatable {
     public var messageID: Int64
     public var from: User?
     /// The chat a message was sent on behalf of: the group itself for an anonymous admin,
@@ -95,21 +111,23 @@ public struct Message: Codable, Sendable, Equatable {
         self.hasPhoto = hasPhoto
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        messageID = try c.decode(Int64.self, forKey: .messageID)
-        from = try c.decodeIfPresent(User.self, forKey: .from)
-        senderChat = try c.decodeIfPresent(Chat.self, forKey: .senderChat)
-        chat = try c.decode(Chat.self, forKey: .chat)
-        date = try c.decodeIfPresent(Int64.self, forKey: .date)
-        text = try c.decodeIfPresent(String.self, forKey: .text)
-        migrateToChatID = try c.decodeIfPresent(Int64.self, forKey: .migrateToChatID)
-        messageThreadID = try c.decodeIfPresent(Int64.self, forKey: .messageThreadID)
-        isTopicMessage = try c.decodeIfPresent(Bool.self, forKey: .isTopicMessage)
-        isAutomaticForward = try c.decodeIfPresent(Bool.self, forKey: .isAutomaticForward)
+    public init(json: JSONNode) throws {
+        messageID = try json.required("message_id") { $0.int64 }
+        from = try json.optional("from", as: User.self)
+        senderChat = try json.optional("sender_chat", as: Chat.self)
+        chat = try json.required("chat", as: Chat.self)
+        date = try json.optional("date") { $0.int64 }
+        text = try json.optional("text") { $0.string }
+        migrateToChatID = try json.optional("migrate_to_chat_id") { $0.int64 }
+        messageThreadID = try json.optional("message_thread_id") { $0.int64 }
+        isTopicMessage = try json.optional("is_topic_message") { $0.bool }
+        isAutomaticForward = try json.optional("is_automatic_forward") { $0.bool }
         // Only whether there are sizes at all: the sizes themselves are never read.
-        // `contains` first: a missing key would make the container call build an error to throw.
-        hasPhoto = c.contains(.photo) && (try? c.nestedUnkeyedContainer(forKey: .photo))?.isAtEnd == false
+        hasPhoto = !(json["photo"]?.elements.isEmpty ?? true)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -143,7 +161,7 @@ public struct Message: Codable, Sendable, Equatable {
     }
 }
 
-public struct Chat: Codable, Sendable, Equatable {
+public struct Chat: Codable, JSONReadable, Sendable, Equatable {
     public var id: Int64
     /// `private`, `group`, `supergroup` or `channel`.
     public var type: String
@@ -158,12 +176,23 @@ public struct Chat: Codable, Sendable, Equatable {
         self.isForum = isForum
     }
 
+    public init(json: JSONNode) throws {
+        id = try json.required("id") { $0.int64 }
+        type = try json.required("type") { $0.string }
+        title = try json.optional("title") { $0.string }
+        isForum = try json.optional("is_forum") { $0.bool }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
+    }
+
     public var isPrivate: Bool { type == "private" }
     /// True for a supergroup with topics.
     public var isForum: Bool?
 }
 
-public struct User: Codable, Sendable, Equatable {
+public struct User: Codable, JSONReadable, Sendable, Equatable {
     public var id: Int64
     public var isBot: Bool
     public var firstName: String
@@ -179,9 +208,20 @@ public struct User: Codable, Sendable, Equatable {
         self.firstName = firstName
         self.username = username
     }
+
+    public init(json: JSONNode) throws {
+        id = try json.required("id") { $0.int64 }
+        isBot = try json.required("is_bot") { $0.bool }
+        firstName = try json.required("first_name") { $0.string }
+        username = try json.optional("username") { $0.string }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
+    }
 }
 
-public struct CallbackQuery: Codable, Sendable, Equatable {
+public struct CallbackQuery: Codable, JSONReadable, Sendable, Equatable {
     public var id: String
     public var from: User
     /// The message the button was on; missing when it is too old to be accessible.
@@ -200,21 +240,38 @@ public struct CallbackQuery: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case id, from, message, inlineMessageID = "inline_message_id", data }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(String.self, forKey: .id)
-        from = try c.decode(User.self, forKey: .from)
+    public init(json: JSONNode) throws {
+        id = try json.required("id") { $0.string }
+        from = try json.required("from", as: User.self)
         // An inaccessible message has `date: 0` and no text (see `Message.isInaccessible`).
-        message = try? c.decodeIfPresent(Message.self, forKey: .message)
-        inlineMessageID = try? c.decodeIfPresent(String.self, forKey: .inlineMessageID)
-        data = try c.decodeIfPresent(String.self, forKey: .data)
+        message = try? json.optional("message", as: Message.self)
+        inlineMessageID = try? json.optional("inline_message_id") { $0.string }
+        data = try json.optional("data") { $0.string }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
     }
 }
 
-public struct ChatMember: Codable, Sendable, Equatable {
+public struct ChatMember: Codable, JSONReadable, Sendable, Equatable {
     /// `creator`, `administrator`, `member`, …
     public var status: String
     public var user: User
+
+    public init(status: String, user: User) {
+        self.status = status
+        self.user = user
+    }
+
+    public init(json: JSONNode) throws {
+        status = try json.required("status") { $0.string }
+        user = try json.required("user", as: User.self)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONNode(decoding: decoder))
+    }
 }
 
 /// An entry of the command menu.
@@ -230,12 +287,11 @@ public struct BotCommand: Codable, Sendable, Equatable {
 
 /// What the bot needs of a message it sent: its id, the chat it went to and, for a photo,
 /// the file id to send it again by. Telegram answers every `sendMessage` with the whole
-/// message; decoding only these keeps that answer cheap.
-public struct SentMessage: Codable, Sendable, Equatable {
+/// message; reading only these keeps that answer cheap.
+public struct SentMessage: Codable, JSONReadable, Sendable, Equatable {
     public var messageID: Int64
     public var chatID: Int64
-    /// The `file_id` of the largest size of the message's photo; nil for a text message, and
-    /// for a photo that was sent by its `file_id` (`HTTPTelegramClient` reads it after uploads only).
+    /// The `file_id` of the largest size of the message's photo; nil for a text message.
     public var photoFileID: String?
 
     public init(messageID: Int64, chatID: Int64, photoFileID: String? = nil) {
@@ -252,36 +308,34 @@ public struct SentMessage: Codable, Sendable, Equatable {
         case id
     }
 
-    /// One `PhotoSize`, of which only what picks the largest is read.
-    private struct PhotoSize: Codable {
+    /// One `PhotoSize`, as the bot writes it back (`encode(to:)`).
+    private struct PhotoSize: Encodable {
         var fileID: String
-        var width: Int?
-        var height: Int?
 
-        enum CodingKeys: String, CodingKey { case fileID = "file_id", width, height }
+        enum CodingKeys: String, CodingKey { case fileID = "file_id" }
+    }
 
-        /// In Double: the product of two huge Ints would overflow.
-        var area: Double { Double(width ?? 0) * Double(height ?? 0) }
+    public init(json: JSONNode) throws {
+        messageID = try json.required("message_id") { $0.int64 }
+        chatID = try json.required("chat") { chat in try chat.required("id") { $0.int64 } }
+        photoFileID = json["photo"].flatMap(Self.largestPhoto)
     }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        messageID = try c.decode(Int64.self, forKey: .messageID)
-        chatID = try c.nestedContainer(keyedBy: ChatKeys.self, forKey: .chat).decode(Int64.self, forKey: .id)
-        // Reading the sizes cost more than the rest of the answer, so only when asked for.
-        let wanted = decoder.userInfo[.readsPhotoFileID] as? Bool ?? true
-        photoFileID = wanted && c.contains(.photo) ? Self.largestPhoto(in: c) : nil
+        try self.init(json: JSONNode(decoding: decoder))
     }
 
     /// The `file_id` of the largest size. Telegram lists sizes smallest first; on a tie of
     /// areas, the later one wins. A malformed list only loses the file id: the message was
     /// still sent.
-    private static func largestPhoto(in c: KeyedDecodingContainer<CodingKeys>) -> String? {
-        guard var sizes = try? c.nestedUnkeyedContainer(forKey: .photo) else { return nil }
+    private static func largestPhoto(in sizes: JSONNode) -> String? {
+        guard sizes.isArray else { return nil }
         var best: (fileID: String, area: Double)?
-        while !sizes.isAtEnd {
-            guard let size = try? sizes.decode(PhotoSize.self) else { return nil }
-            if best.map({ $0.area <= size.area }) ?? true { best = (size.fileID, size.area) }
+        for size in sizes.elements {
+            guard let fileID = size["file_id"]?.string else { return nil }
+            // In Double: the product of two huge integers would overflow.
+            let area = (size["width"]?.double ?? 0) * (size["height"]?.double ?? 0)
+            if best.map({ $0.area <= area }) ?? true { best = (fileID, area) }
         }
         return best?.fileID
     }
@@ -297,27 +351,23 @@ public struct SentMessage: Codable, Sendable, Equatable {
 
 /// Telegram's answer to a message the outbox sent or edited: the message, or none for an
 /// edit that Telegram answers with `true`.
-public struct MessageReceipt: Decodable, Sendable, Equatable {
+public struct MessageReceipt: JSONReadable, Sendable, Equatable {
     public var message: SentMessage?
 
     public init(message: SentMessage?) {
         self.message = message
     }
 
-    public init(from decoder: any Decoder) throws {
-        if let container = try? decoder.singleValueContainer(), (try? container.decode(Bool.self)) != nil {
-            message = nil
-        } else {
-            message = try SentMessage(from: decoder)
-        }
+    public init(json: JSONNode) throws {
+        message = json.bool != nil ? nil : try SentMessage(json: json)
     }
 }
 
 /// An answer whose content the bot does not need (an edit returns the message or `true`):
-/// nothing of it is decoded.
-public struct IgnoredResult: Decodable, Sendable, Equatable {
+/// nothing of it is read.
+public struct IgnoredResult: JSONReadable, Sendable, Equatable {
     public init() {}
-    public init(from decoder: any Decoder) throws {}
+    public init(json: JSONNode) {}
 }
 
 /// Who sees a command menu.
@@ -328,15 +378,19 @@ public enum BotCommandScope: String, Sendable {
     case allChatAdministrators = "all_chat_administrators"
 }
 
-public struct BotDescription: Decodable, Sendable, Equatable {
+public struct BotDescription: JSONReadable, Sendable, Equatable {
     public var description: String
+
+    public init(json: JSONNode) throws {
+        description = try json.required("description") { $0.string }
+    }
 }
 
-public struct BotShortDescription: Decodable, Sendable, Equatable {
+public struct BotShortDescription: JSONReadable, Sendable, Equatable {
     public var shortDescription: String
 
-    enum CodingKeys: String, CodingKey {
-        case shortDescription = "short_description"
+    public init(json: JSONNode) throws {
+        shortDescription = try json.required("short_description") { $0.string }
     }
 }
 
@@ -365,7 +419,3 @@ public struct InlineKeyboard: Sendable, Equatable {
     }
 }
 
-extension CodingUserInfoKey {
-    /// Whether `SentMessage` reads the photo's `file_id` (true when absent).
-    static let readsPhotoFileID = CodingUserInfoKey(rawValue: "vinylogue.readsPhotoFileID")!
-}

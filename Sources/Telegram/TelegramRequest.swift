@@ -2,7 +2,7 @@ import Foundation
 import Networking
 
 /// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
-public struct TelegramRequest<Response: Decodable & Sendable>: Sendable {
+public struct TelegramRequest<Response: JSONReadable>: Sendable {
     public let method: String
     public var parameters: [String: JSONValue] {
         didSet { encodedParameters = nil }
@@ -258,32 +258,25 @@ extension TelegramRequest {
     }
 }
 
-/// An update as it arrived: decoded leniently, so that one whose content does not decode
-/// keeps its id (the poller can still confirm it) with the rest `nil`, and its JSON as
-/// Telegram sent it, which the journal keeps until the update is handled.
-public struct ReceivedUpdate: Decodable, Sendable {
+/// An update as it arrived: read leniently, so that one whose content does not read keeps its
+/// id (the poller can still confirm it) with the rest `nil`, and its JSON as Telegram sent
+/// it, which the journal keeps until the update is handled.
+public struct ReceivedUpdate: JSONReadable, Sendable {
     public var update: Update
     public var json: [UInt8]
 
-    private enum Keys: String, CodingKey { case updateID = "update_id" }
-
-    public init(from decoder: any Decoder) throws {
-        if let update = try? Update(from: decoder) {
+    public init(json node: JSONNode) throws {
+        if let update = try? Update(json: node) {
             self.update = update
         } else {
-            let id = try decoder.container(keyedBy: Keys.self).decode(Int64.self, forKey: .updateID)
-            update = Update(updateID: id)
+            update = Update(updateID: try node.required("update_id") { $0.int64 })
         }
-        json = (decoder as? any JSONSourceDecoder).map { Array($0.sourceJSON) } ?? Self.encoded(update)
+        json = Array(node.source)
     }
 
     /// An update made here rather than received (a test's, say), with its JSON encoded.
     public init(_ update: Update) {
         self.update = update
-        json = Self.encoded(update)
-    }
-
-    private static func encoded(_ update: Update) -> [UInt8] {
-        (try? JSONEncoder().encode(update)).map { [UInt8]($0) } ?? []
+        json = (try? JSONEncoder().encode(update)).map { [UInt8]($0) } ?? []
     }
 }

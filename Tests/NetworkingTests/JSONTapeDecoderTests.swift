@@ -119,7 +119,7 @@ import Testing
         struct Source: Decodable {
             var text: String
             init(from decoder: any Decoder) throws {
-                text = String(decoding: (decoder as? any JSONSourceDecoder)?.sourceJSON ?? [], as: UTF8.self)
+                text = String(decoding: (decoder as? any JSONSourceDecoder)?.node.source ?? [], as: UTF8.self)
             }
         }
         let sources = try JSONTapeDecoder().decode([Source].self, from: Data(#"[ {"a": [1, 2]} , "s\"x" ,3.5,null]"#.utf8))

@@ -189,8 +189,8 @@ struct SecondApart: TelegramClient {
             #expect(call.buttonData == ["tb:prev", "tb:next"])
 
             let again = try await client.sendPhoto(chatID: -5, photo: .fileID(fileID), captionHTML: "again", replyTo: first.messageID)
-            // Its file id is known already, so the answer's photo is not read.
-            #expect(again.photoFileID == nil)
+            // The answer names the same photo.
+            #expect(again.photoFileID == fileID)
             #expect(again.messageID != first.messageID)
             #expect(await fake.uploadedPhotos.count == 1)
             #expect(await fake.calls("sendPhoto").last?.contentType == "application/json")
@@ -259,7 +259,7 @@ struct SecondApart: TelegramClient {
             let back = try await client.editMessageMedia(
                 chatID: -5, messageID: sent.messageID, photo: .fileID(firstID), captionHTML: "week 1", keyboard: keyboard
             )
-            #expect(back.photoFileID == nil)
+            #expect(back.photoFileID == firstID)
             #expect(await fake.photoMessage(chat: -5, messageID: sent.messageID)?.fileID == firstID)
             #expect(await fake.uploadedPhotos.count == 2)
 

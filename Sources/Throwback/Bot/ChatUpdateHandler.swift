@@ -314,7 +314,7 @@ public struct ChatUpdateHandler: Sendable {
 
     /// A reply for the outbox, which drops it if it waits longer than replies may.
     private func outgoing(
-        _ request: TelegramRequest<some Decodable & Sendable>, in chat: Int64, collage: CollageKey? = nil
+        _ request: TelegramRequest<some JSONReadable>, in chat: Int64, collage: CollageKey? = nil
     ) -> OutboxMessage {
         OutboxMessage(
             chatID: chat, kind: .reply, request: request, collage: collage,

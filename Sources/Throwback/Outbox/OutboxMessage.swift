@@ -35,7 +35,7 @@ public struct OutboxMessage: Sendable {
     var uploadInRow = false
 
     public init(
-        chatID: Int64, kind: Kind, request: TelegramRequest<some Decodable & Sendable>, collage: CollageKey? = nil, expiresAt: Date
+        chatID: Int64, kind: Kind, request: TelegramRequest<some JSONReadable>, collage: CollageKey? = nil, expiresAt: Date
     ) {
         self.chatID = chatID
         self.kind = kind

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A value of a JSON document read onto a tape (`JSONTape`): what a type that reads itself
+/// from JSON directly, rather than through `Decodable`, is handed. Reading a member or an
+/// element copies nothing; a string becomes a `String`, its UTF-8 checked, when asked for.
+///
+/// The accessors answer nil for a value of another kind: the caller decides what is missing
+/// and what is malformed.
+public struct JSONNode: Sendable {
+    let tape: JSONTape
+    let index: Int
+
+    init(tape: JSONTape, index: Int) {
+        self.tape = tape
+        self.index = index
+    }
+
+    /// The root of `bytes`, which must be one JSON document (see `JSONTape` for how strictly
+    /// it is read).
+    public init(parsing bytes: [UInt8]) throws(Malformed) {
+        do {
+            self.init(tape: try JSONTape(bytes), index: 0)
+        } catch {
+            throw Malformed(description: "not valid JSON: \(error)")
+        }
+    }
+
+    /// A document that is not JSON, or a value that is not what its reader needs.
+    public struct Malformed: Error, Sendable, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    private var value: JSONTape.Value { tape.values[index] }
+
+    public var isNull: Bool { value.kind == .null }
+    public var isObject: Bool { value.kind == .object }
+    public var isArray: Bool { value.kind == .array }
+
+    public var bool: Bool? {
+        switch value.kind {
+        case .true: true
+        case .false: false
+        default: nil
+        }
+    }
+
+    /// An integer, as `JSONDecoder` reads one: written as an integer, or as a number with a
+    /// fraction or an exponent whose value is a whole number (`1.0`, `1e3`) that fits.
+    public var int64: Int64? {
+        guard value.kind == .number else { return nil }
+        if let exact = tape.int64(at: index) { return exact }
+        guard !value.flag, let double = tape.double(at: index) else { return nil }
+        return Int64(exactly: double)
+    }
+
+    /// Any number, rounded to the nearest `Double`; nil if it is out of `Double`'s range.
+    public var double: Double? { tape.double(at: index) }
+
+    /// A string, unescaped; nil for another kind, invalid UTF-8, or an escaped lone surrogate.
+    public var string: String? { value.kind == .string ? tape.string(at: index) : nil }
+
+    /// The member `key` of an object: the first, should a key repeat. Nil if this is not an
+    /// object or has no such member.
+    public subscript(key: StaticString) -> JSONNode? {
+        guard value.kind == .object else { return nil }
+        return tape.member(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), in: index)
+            .map { JSONNode(tape: tape, index: $0) }
+    }
+
+    /// The elements of an array; empty for any other kind.
+    public var elements: [JSONNode] {
+        guard value.kind == .array else { return [] }
+        var elements: [JSONNode] = []
+        elements.reserveCapacity(Int(value.count))
+        var next = index + 1
+        for _ in 0..<value.count {
+            elements.append(JSONNode(tape: tape, index: next))
+            next = Int(tape.values[next].next)
+        }
+        return elements
+    }
+
+    /// The value's text as it is in the document, quotes included.
+    public var source: ArraySlice<UInt8> { tape.source(of: index) }
+}
