@@ -72,33 +72,31 @@ final class JSONTape: Sendable {
 
     /// The value for `key` (its UTF-8) in the object at `index`: the first one, should a key repeat.
     func member(_ wanted: UnsafeBufferPointer<UInt8>, in index: Int) -> Int? {
-        var entry = Int32(index + 1)
-        for _ in 0..<values[index].count {
-            let keyIndex = Int(entry)
-            let valueIndex = keyIndex + 1
-            if keyMatches(keyIndex, wanted) { return valueIndex }
-            entry = values[valueIndex].next
+        values.withUnsafeBufferPointer { values in
+            bytes.withUnsafeBufferPointer { bytes in
+                var entry = index + 1
+                for _ in 0..<values[index].count {
+                    let key = values[entry]
+                    let length = Int(key.end - key.start)
+                    if key.flag {
+                        // An escaped key: compared once unescaped.
+                        if let decoded = string(at: entry), decoded.utf8.elementsEqual(wanted) { return entry + 1 }
+                    } else if length == wanted.count,
+                              length == 0 || (bytes[Int(key.start)] == wanted[0]
+                                  && memcmp(bytes.baseAddress! + Int(key.start), wanted.baseAddress!, length) == 0) {
+                        return entry + 1
+                    }
+                    entry = Int(values[entry + 1].next)
+                }
+                return nil
+            }
         }
-        return nil
     }
 
     /// The value for `key` in the object at `index`: the first one, should a key repeat.
     func member(_ key: String, in index: Int) -> Int? {
         var key = key
         return key.withUTF8 { member($0, in: index) }
-    }
-
-    private func keyMatches(_ index: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-        let value = values[index]
-        if value.flag {
-            guard let decoded = string(at: index) else { return false }
-            return decoded.utf8.elementsEqual(wanted)
-        }
-        let length = Int(value.end - value.start)
-        guard length == wanted.count else { return false }
-        return bytes.withUnsafeBufferPointer { all in
-            length == 0 || memcmp(all.baseAddress! + Int(value.start), wanted.baseAddress!, length) == 0
-        }
     }
 
     /// The string at `index`, unescaped; nil if it is not valid UTF-8 or escapes a lone surrogate.
@@ -312,36 +310,38 @@ private struct Reader {
     }
 
     private mutating func readString(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONTape.Failure) {
-        position += 1
-        let start = position
+        let start = position + 1
+        var index = start
         var escaped = false
-        while position < bytes.count {
-            let byte = bytes[position]
+        while index < bytes.count {
+            // Plain text goes by eight bytes at a time, up to the first byte that needs a look.
+            index = JSONBytes.plainRun(in: bytes, from: index)
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                values.append(JSONTape.Value(kind: .string, flag: escaped, start: Int32(start), end: Int32(position), next: Int32(values.count + 1), count: 0))
-                position += 1
+                values.append(JSONTape.Value(kind: .string, flag: escaped, start: Int32(start), end: Int32(index), next: Int32(values.count + 1), count: 0))
+                position = index + 1
                 return
             }
+            position = index
             if byte < 0x20 { throw fail("control character in a string", bytes) }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                guard position + 1 < bytes.count else { break }
-                switch bytes[position + 1] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    position += 2
-                case UInt8(ascii: "u"):
-                    guard position + 6 <= bytes.count,
-                          bytes[(position + 2)..<(position + 6)].allSatisfy({ JSONTape.hexValue($0) != nil })
-                    else { throw fail("invalid \\u escape", bytes) }
-                    position += 6
-                default:
-                    throw fail("invalid escape", bytes)
-                }
-                continue
+            // A backslash.
+            escaped = true
+            guard index + 1 < bytes.count else { break }
+            switch bytes[index + 1] {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index += 2
+            case UInt8(ascii: "u"):
+                guard index + 6 <= bytes.count,
+                      bytes[(index + 2)..<(index + 6)].allSatisfy({ JSONTape.hexValue($0) != nil })
+                else { throw fail("invalid \\u escape", bytes) }
+                index += 6
+            default:
+                throw fail("invalid escape", bytes)
             }
-            position += 1
         }
+        position = index
         throw fail("unterminated string", bytes)
     }
 

@@ -5,13 +5,38 @@ import Networking
 
 /// An incoming update. Kinds this bot does not handle decode with all fields `nil`.
 public struct Update: Codable, JSONReadable, Sendable, Equatable {
-    public var updateID: Int64
-    public var message: Message?
-    public var editedMessage: Message?
-    public var channelPost: Message?
-    public var callbackQuery: CallbackQuery?
-    public var inlineQuery: InlineQuery?
-    public var chosenInlineResult: ChosenInlineResult?
+    public let updateID: Int64
+    /// What the update carries, behind one reference: an update passes from the poller to its
+    /// chat's queue to its handler, and its kinds together take over a kilobyte inline.
+    private let content: Content
+
+    public var message: Message? { content.message }
+    public var editedMessage: Message? { content.editedMessage }
+    public var channelPost: Message? { content.channelPost }
+    public var callbackQuery: CallbackQuery? { content.callbackQuery }
+    public var inlineQuery: InlineQuery? { content.inlineQuery }
+    public var chosenInlineResult: ChosenInlineResult? { content.chosenInlineResult }
+
+    private final class Content: Sendable {
+        let message: Message?
+        let editedMessage: Message?
+        let channelPost: Message?
+        let callbackQuery: CallbackQuery?
+        let inlineQuery: InlineQuery?
+        let chosenInlineResult: ChosenInlineResult?
+
+        init(
+            message: Message?, editedMessage: Message?, channelPost: Message?, callbackQuery: CallbackQuery?, inlineQuery: InlineQuery?,
+            chosenInlineResult: ChosenInlineResult?
+        ) {
+            self.message = message
+            self.editedMessage = editedMessage
+            self.channelPost = channelPost
+            self.callbackQuery = callbackQuery
+            self.inlineQuery = inlineQuery
+            self.chosenInlineResult = chosenInlineResult
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case updateID = "update_id", message, editedMessage = "edited_message", channelPost = "channel_post"
@@ -22,27 +47,43 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
         updateID: Int64, message: Message? = nil, editedMessage: Message? = nil, channelPost: Message? = nil,
         callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil, chosenInlineResult: ChosenInlineResult? = nil
     ) {
-        self.chosenInlineResult = chosenInlineResult
         self.updateID = updateID
-        self.message = message
-        self.editedMessage = editedMessage
-        self.channelPost = channelPost
-        self.callbackQuery = callbackQuery
-        self.inlineQuery = inlineQuery
+        content = Content(
+            message: message, editedMessage: editedMessage, channelPost: channelPost, callbackQuery: callbackQuery, inlineQuery: inlineQuery,
+            chosenInlineResult: chosenInlineResult
+        )
     }
 
     public init(json: JSONNode) throws {
-        updateID = try json.required("update_id") { $0.int64 }
-        message = try json.optional("message", as: Message.self)
-        editedMessage = try json.optional("edited_message", as: Message.self)
-        channelPost = try json.optional("channel_post", as: Message.self)
-        callbackQuery = try json.optional("callback_query", as: CallbackQuery.self)
-        inlineQuery = try json.optional("inline_query", as: InlineQuery.self)
-        chosenInlineResult = try json.optional("chosen_inline_result", as: ChosenInlineResult.self)
+        self.init(
+            updateID: try json.required("update_id") { $0.int64 },
+            message: try json.optional("message", as: Message.self),
+            editedMessage: try json.optional("edited_message", as: Message.self),
+            channelPost: try json.optional("channel_post", as: Message.self),
+            callbackQuery: try json.optional("callback_query", as: CallbackQuery.self),
+            inlineQuery: try json.optional("inline_query", as: InlineQuery.self),
+            chosenInlineResult: try json.optional("chosen_inline_result", as: ChosenInlineResult.self)
+        )
     }
 
     public init(from decoder: any Decoder) throws {
         try self.init(json: JSONNode(decoding: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(updateID, forKey: .updateID)
+        try c.encodeIfPresent(message, forKey: .message)
+        try c.encodeIfPresent(editedMessage, forKey: .editedMessage)
+        try c.encodeIfPresent(channelPost, forKey: .channelPost)
+        try c.encodeIfPresent(callbackQuery, forKey: .callbackQuery)
+        try c.encodeIfPresent(inlineQuery, forKey: .inlineQuery)
+        try c.encodeIfPresent(chosenInlineResult, forKey: .chosenInlineResult)
+    }
+
+    public static func == (a: Update, b: Update) -> Bool {
+        a.updateID == b.updateID && a.message == b.message && a.editedMessage == b.editedMessage && a.channelPost == b.channelPost
+            && a.callbackQuery == b.callbackQuery && a.inlineQuery == b.inlineQuery && a.chosenInlineResult == b.chosenInlineResult
     }
 
     /// The chat the update belongs to, for ordering work per chat.

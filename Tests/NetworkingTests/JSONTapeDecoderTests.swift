@@ -70,6 +70,28 @@ import Testing
         }
     }
 
+    /// Plain text is scanned eight bytes at a time: a quote, a backslash or a control
+    /// character is found wherever it falls in a word, and so is a multi-byte scalar's edge.
+    @Test func stringsRoundTripWhereverTheirSpecialBytesFall() throws {
+        for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "🎵", "<"] {
+            for length in 0...20 {
+                for position in 0...length {
+                    var text = String(repeating: "a", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: position))
+                    let quoted = JSONString.quoted(text)
+                    #expect(try JSONDecoder().decode(String.self, from: Data(quoted.utf8)) == text, "\(quoted)")
+                    #expect(try JSONTapeDecoder().decode(String.self, from: Data(quoted.utf8)) == text, "\(quoted)")
+                }
+            }
+        }
+        // A raw control character is refused wherever it falls.
+        for position in 0..<17 {
+            var bytes = Array("\"".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: 16) + Array("\"".utf8)
+            bytes[1 + position] = 0x1F
+            #expect(throws: DecodingError.self) { try JSONTapeDecoder().decode(String.self, from: Data(bytes)) }
+        }
+    }
+
     @Test func aTrailingCommaIsRefusedAsRFC8259Says() {
         // JSONDecoder lets these by; no API the bot reads sends them.
         for text in ["[1,]", "{\"a\":1,}", "[\"a\",]"] {
