@@ -115,6 +115,58 @@ import TestLogging
         #expect(try await journal.unhandled().map { $0.message?.messageID } == [30])
     }
 
+    /// A database from before the outbox's body moved to a table of its own, and before the
+    /// journal became one table: what waited keeps waiting, and what was handled stays known.
+    @Test func theOutboxAndTheJournalSurviveTheUpgrade() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("v5-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let old = try DatabaseQueue(path: path)
+        try BotStore.migrator.migrate(old, upTo: "v5: the outbox, weekly post leases, and when a chat's post was turned on")
+        let waiting = try JSONEncoder().encode(message(4, id: 40))
+        try await old.write { db in
+            try db.execute(sql: """
+                INSERT INTO outbox (chatID, kind, method, parameters, state, createdAt, expiresAt)
+                VALUES (-1, 'reply', 'sendMessage', ?, 'pending', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000'),
+                       (-1, 'reply', 'sendMessage', ?, 'sent', '2026-11-25 09:00:00.000', '2099-01-01 00:00:00.000')
+                """, arguments: [Data(#"{"chat_id":-1,"text":"waiting"}"#.utf8), Data(#"{"chat_id":-1,"text":"gone"}"#.utf8)])
+            try db.execute(sql: "INSERT INTO inboxEntry (identity, payload) VALUES ('m:-1:40', ?)", arguments: [waiting])
+            try db.execute(sql: "INSERT INTO handledUpdate (identity, handledAt) VALUES ('m:-1:30', '2026-11-25 10:00:00.000')")
+        }
+        try old.close()
+        let store = try BotStore(path: path)
+        let pending = try await store.pendingMessages(limit: 10) { _ in false }
+        #expect(pending.map(\.request.method) == ["sendMessage"])
+        #expect(pending.first.map { String(decoding: $0.request.parametersJSON, as: UTF8.self) }?.contains("waiting") == true)
+        let journal = UpdateJournal(store: store)
+        #expect(try await journal.unhandled().map { $0.message?.messageID } == [40])
+        // The handled update is recognised when Telegram sends it again; the waiting one too.
+        #expect(try await journal.record([ReceivedUpdate(message(3, id: 30)), ReceivedUpdate(message(4, id: 40))], nextOffset: 5).isEmpty)
+    }
+
+    /// The journal's and the outbox's statements bind their values directly: each kind of value
+    /// reads back as it went in.
+    @Test func valuesBoundDirectlyReadBackUnchanged() async throws {
+        let store = try BotStore.inMemory()
+        try await store.write { transaction in
+            try transaction.db.execute(sql: "CREATE TABLE t (i INTEGER, s TEXT, b BLOB, n TEXT)")
+            let insert = try transaction.db.cachedStatement(sql: "INSERT INTO t (i, s, b, n) VALUES (?, ?, ?, ?)")
+            try insert.run(.integer(Int64.min), .text("café 🎵 x"), .blob(Data([0, 1, 255])), .null)
+            try insert.run(.integer(7), .text(""), .bytes([]), .text(nil))
+            // A constraint broken is an error, not a trap or a silent nothing.
+            try transaction.db.execute(sql: "CREATE UNIQUE INDEX tI ON t(i)")
+            #expect(throws: DatabaseError.self) { try insert.run(.integer(7), .null, .null, .null) }
+        }
+        let rows = try await store.read { db in
+            try Row.fetchAll(db, sql: "SELECT i, s, b, n FROM t ORDER BY rowid").map { row in
+                (row["i"] as Int64, row["s"] as String?, row["b"] as Data?, (row["n"] as DatabaseValue).isNull)
+            }
+        }
+        #expect(rows.map(\.0) == [Int64.min, 7])
+        #expect(rows.map(\.1) == ["café 🎵 x", ""])
+        #expect(rows.map(\.2) == [Data([0, 1, 255]), Data()])
+        #expect(rows.map(\.3) == [true, true])
+    }
+
     /// Writes asked for at once share a commit, but a write that fails undoes only itself.
     @Test func aFailingWriteInASharedCommitUndoesOnlyItself() async throws {
         let store = try BotStore.inMemory()

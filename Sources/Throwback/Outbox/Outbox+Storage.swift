@@ -13,17 +13,19 @@ extension StoreTransaction {
         let insertBody = try db.cachedStatement(sql: """
             INSERT INTO outboxBody (id, method, parameters, upload, collage) VALUES (?, ?, ?, ?, ?)
             """)
-        let created = StoredDate(now)
+        let created = SQLiteValue.date(now)
         return try messages.map { message in
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
-            message.request.encodedParameters = message.request.parametersJSON
-            try insert.execute(arguments: [message.chatID, message.kind.rawValue, created, StoredDate(message.expiresAt)])
+            let parameters = message.request.parametersJSON
+            message.request.encodedParameters = parameters
+            try insert.run(.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt))
             message.id = db.lastInsertedRowID
-            try insertBody.execute(arguments: [
-                message.id, message.request.method, message.request.encodedParameters,
-                message.request.attachments[OutboxCoding.photoPart]?.data, message.collage.map(OutboxCoding.collage),
-            ])
+            try insertBody.run(
+                .integer(message.id), .text(message.request.method), .blob(parameters),
+                message.request.attachments[OutboxCoding.photoPart].map { .blob($0.data) } ?? .null,
+                .text(message.collage.map(OutboxCoding.collage))
+            )
             return message
         }
     }
@@ -32,7 +34,7 @@ extension StoreTransaction {
     /// counts it as possibly sent. False when another process took it first.
     func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
         try db.cachedStatement(sql: "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'")
-            .execute(arguments: [owner, StoredDate(now), id])
+            .run(.text(owner), .date(now), .integer(id))
         return db.changesCount > 0
     }
 
@@ -55,8 +57,8 @@ extension StoreTransaction {
     func recordSent(_ sends: [(id: Int64, messageID: Int64?)], at now: Date) throws {
         guard !sends.isEmpty else { return }
         let update = try db.cachedStatement(sql: "UPDATE outbox SET state = 'sent', messageID = ?, doneAt = ? WHERE id = ?")
-        let date = StoredDate(now)
-        for send in sends { try update.execute(arguments: [send.messageID, date, send.id]) }
+        let date = SQLiteValue.date(now)
+        for send in sends { try update.run(.integer(send.messageID), date, .integer(send.id)) }
     }
 
     /// Drops every message still waiting for `chat`, which can no longer be posted to;

@@ -50,9 +50,15 @@ public struct BotStore: Sendable {
         try await commits.write { [self] db in try body(StoreTransaction(db: db, store: self)) }
     }
 
-    /// Reads in a snapshot of its own.
+    /// Reads in a snapshot of its own, on the calling thread: the bot's reads are small, and
+    /// handing each to a reader's queue and back cost two thread switches, more than the read.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await database.read(body)
+        try readHere(body)
+    }
+
+    /// GRDB's blocking read: from a synchronous function, so that its async overload is not chosen.
+    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.read(body)
     }
 
     // MARK: Operations

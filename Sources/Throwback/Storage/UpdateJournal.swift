@@ -44,10 +44,10 @@ public struct UpdateJournal: Sendable {
     /// a renumbering looks like. Returns the updates to handle: those neither handled nor
     /// already waiting in the journal, in the order received.
     public func record(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
-        let rows = batch.compactMap { received -> (Update, String, Data)? in
+        let rows = batch.compactMap { received -> (Update, String, [UInt8])? in
             guard let identity = received.update.identity else { return nil }
             // Kept as Telegram sent it: read back with the decoder that read it first.
-            return (received.update, identity, Data(received.json))
+            return (received.update, identity, received.json)
         }
         let now = now()
         let forgetBefore = lastForgetting.due(at: now) ? StoredDate(now.addingTimeInterval(-memory)) : nil
@@ -57,7 +57,7 @@ public struct UpdateJournal: Sendable {
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload) VALUES (?, ?)")
             var fresh: [Update] = []
             for (update, identity, payload) in rows {
-                try insert.execute(arguments: [identity, payload])
+                try insert.run(.text(identity), .bytes(payload))
                 if db.changesCount > 0 { fresh.append(update) }
             }
             try db.cachedStatement(
@@ -101,6 +101,6 @@ extension StoreTransaction {
         try db.cachedStatement(sql: """
             INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)
             ON CONFLICT(identity) DO UPDATE SET payload = NULL, handledAt = excluded.handledAt
-            """).execute(arguments: [identity, StoredDate(date)])
+            """).run(.text(identity), .date(date))
     }
 }
