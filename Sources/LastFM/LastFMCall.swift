@@ -35,7 +35,15 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
 
     /// A key that identifies the answer. Last.fm names are case-insensitive, so values are lowercased.
     public var cacheKey: String {
-        ([method] + parameters.map { "\($0.name)=\($0.value.lowercased())" }).joined(separator: "|")
+        var key = method
+        key.reserveCapacity(method.utf8.count + parameters.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (name, value) in parameters {
+            key += "|"
+            key += name
+            key += "="
+            key += value.lowercased()
+        }
+        return key
     }
 
     /// Decodes a successful response body.

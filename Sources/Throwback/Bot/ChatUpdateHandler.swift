@@ -145,32 +145,30 @@ public struct ChatUpdateHandler: Sendable {
 
     /// Answers an update in its chat's turn.
     public func handle(_ arrival: Arrival) async {
-        var logger = logger
-        logger[metadataKey: "update"] = "\(arrival.update.updateID)"
-        logger[metadataKey: "chat"] = "\(arrival.chat)"
+        var log = UpdateLog(base: logger, update: arrival.update.updateID, chat: arrival.chat)
         switch arrival.kind {
         case .ignored:
-            await commit(arrival.update, logger: logger)
+            await commit(arrival.update, log: log)
         case .migration(let newID):
-            let moved = await commit(arrival.update, logger: logger) { transaction in
+            let moved = await commit(arrival.update, log: log) { transaction in
                 try transaction.migrateChat(from: arrival.chat, to: newID)
                 return []
             }
-            if moved { logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
+            if moved { log.logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
         case let .message(message, parsed, context, admission):
-            if case .command(let spec, _) = parsed { logger[metadataKey: "command"] = "\(spec.name)" }
-            await answer(message, parsed, context, admission, update: arrival.update, logger: logger)
+            if case .command(let spec, _) = parsed { log.command = spec.name }
+            await answer(message, parsed, context, admission, update: arrival.update, log: log)
         case let .press(query, admission):
-            logger[metadataKey: "command"] = "\(throwback.spec.name)"
-            await press(query, admission, arrival: arrival, logger: logger)
+            log.command = throwback.spec.name
+            await press(query, admission, arrival: arrival, log: log)
         case .chosen(let chosen):
-            logger[metadataKey: "command"] = "inline"
-            await inline.sent(chosen, logger: logger)
-            await commit(arrival.update, logger: logger)
+            log.command = "inline"
+            await inline.sent(chosen, logger: log.logger)
+            await commit(arrival.update, log: log)
         case .inline(let query):
-            logger[metadataKey: "command"] = "inline"
-            let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: logger)
-            await commit(arrival.update, logger: logger) { transaction in
+            log.command = "inline"
+            let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: log.logger)
+            await commit(arrival.update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons)
                 return []
             }
@@ -179,24 +177,24 @@ public struct ChatUpdateHandler: Sendable {
 
     private func answer(
         _ message: Message, _ parsed: ParsedMessage, _ context: CommandInvocation, _ admission: CommandRouter.Admission,
-        update: Update, logger: Logger
+        update: Update, log: UpdateLog
     ) async {
         switch await router.result(for: parsed, context: context, admission: admission) {
         case nil, .reply(.silence)?:
-            await commit(update, logger: logger)
+            await commit(update, log: log)
         case .reply(let reply)?:
             let (answer, buttons) = await answer(reply, to: message)
-            await commit(update, logger: logger) { transaction in
+            await commit(update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons)
                 return answer
             }
         case let .change(change, then)?:
-            let committed = await commit(update, logger: logger) { transaction in
+            let committed = await commit(update, log: log) { transaction in
                 try change(transaction).rendered(with: .telegram).map { [text($0, replyingTo: message)] } ?? []
             }
             // What the change could not save gets an apology, and the update counts as handled.
             if !committed, !Task.isCancelled {
-                await commit(update, logger: logger) { _ in [text(StorageFailure.message, replyingTo: message)] }
+                await commit(update, log: log) { _ in [text(StorageFailure.message, replyingTo: message)] }
             } else if committed {
                 await then?()
             }
@@ -232,24 +230,24 @@ public struct ChatUpdateHandler: Sendable {
     /// Handles a ◀ / ▶ press, on a chat message or on one sent in inline mode. The press is
     /// answered before any Last.fm call, so the client's spinner stops at once; a refusal
     /// shows as a toast, later trouble as a log line.
-    private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, logger: Logger) async {
+    private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, log: UpdateLog) async {
         let deadline = arrival.arrivedAt + Self.pressDeadline
         guard case .admitted = admission else {
             if case .refused(let reply) = admission, let text = reply.rendered(with: .plain) {
-                await acknowledge(query, text, by: deadline, logger: logger)
+                await acknowledge(query, text, by: deadline, log: log)
             }
-            await commit(arrival.update, logger: logger)
+            await commit(arrival.update, log: log)
             return
         }
         guard let target = await navigation.target(from: query.data) else {
-            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", by: deadline, logger: logger)
-            await commit(arrival.update, logger: logger)
+            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", by: deadline, log: log)
+            await commit(arrival.update, log: log)
             return
         }
         let message = query.message.flatMap { $0.isInaccessible ? nil : $0 }
         guard message != nil || query.inlineMessageID != nil else {
-            await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, logger: logger)
-            await commit(arrival.update, logger: logger)
+            await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, log: log)
+            await commit(arrival.update, log: log)
             return
         }
         // An inline message is in a chat the bot may not know: the presser's settings apply.
@@ -258,29 +256,29 @@ public struct ChatUpdateHandler: Sendable {
         invocation.lastFMUser = target.user
         invocation.yearsAgo = target.yearsAgo
         if case .failure(let refusal) = await router.authorize(throwback, invocation) {
-            await acknowledge(query, refusal.reply.rendered(with: .plain), by: deadline, logger: logger)
-            await commit(arrival.update, logger: logger)
+            await acknowledge(query, refusal.reply.rendered(with: .plain), by: deadline, log: log)
+            await commit(arrival.update, log: log)
             return
         }
-        await acknowledge(query, nil, by: deadline, logger: logger)
+        await acknowledge(query, nil, by: deadline, log: log)
         let minimum = (try? await store.settings(for: chat).minimumPlayCount) ?? 1
         let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
         guard case .throwback = reply else {
-            logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
-            await commit(arrival.update, logger: logger)
+            log.logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
+            await commit(arrival.update, log: log)
             return
         }
         guard let message else {
             let buttons = YearNavigation.buttons(for: reply)
-            await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: logger)
-            await commit(arrival.update, logger: logger) { transaction in
+            await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: log.logger)
+            await commit(arrival.update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons)
                 return []
             }
             return
         }
         let (edit, buttons) = await edit(message, to: reply)
-        await commit(arrival.update, logger: logger) { transaction in
+        await commit(arrival.update, log: log) { transaction in
             try transaction.saveButtonNames(buttons)
             return [edit]
         }
@@ -327,9 +325,9 @@ public struct ChatUpdateHandler: Sendable {
     /// recorded once shutdown has cancelled the update: it is handled again after the
     /// restart. Returns whether it committed.
     @discardableResult
-    private func commit(_ update: Update, logger: Logger, _ body: @escaping @Sendable (StoreTransaction) throws -> [OutboxMessage] = { _ in [] }) async -> Bool {
+    private func commit(_ update: Update, log: UpdateLog, _ body: @escaping @Sendable (StoreTransaction) throws -> [OutboxMessage] = { _ in [] }) async -> Bool {
         guard !Task.isCancelled else {
-            logger.notice("update left for the next start")
+            log.logger.notice("update left for the next start")
             return false
         }
         let outbox = outbox
@@ -347,23 +345,40 @@ public struct ChatUpdateHandler: Sendable {
             outbox.accept(enqueued)
             return true
         } catch {
-            logger.error("could not record a handled update", metadata: ["error": "\(error)"])
+            log.logger.error("could not record a handled update", metadata: ["error": "\(error)"])
             return false
         }
     }
 
     /// Answers a button press, so the client stops its spinner; `text` shows as a toast. It
     /// never waits past Telegram's limit for an answer.
-    private func acknowledge(_ query: CallbackQuery, _ text: String?, by deadline: Duration, logger: Logger) async {
+    private func acknowledge(_ query: CallbackQuery, _ text: String?, by deadline: Duration, log: UpdateLog) async {
         let patience = deadline - clock.elapsed()
         guard patience > .zero else {
-            return logger.notice("a button press waited too long to be answered; Telegram no longer takes an answer")
+            return log.logger.notice("a button press waited too long to be answered; Telegram no longer takes an answer")
         }
         do {
             _ = try await telegram.send(TelegramRequest<TelegramOK>.answerCallbackQuery(id: query.id, text: text.map { String($0.prefix(200)) })
                 .patient(for: patience))
         } catch {
-            logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
+            log.logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// Where an update's log lines go, tagged with the update, its chat and its command. The
+/// tags are set when a line is written, not per update: nearly every update writes none.
+struct UpdateLog: Sendable {
+    let base: Logger
+    let update: Int64
+    let chat: Int64
+    var command: String?
+
+    var logger: Logger {
+        var logger = base
+        logger[metadataKey: "update"] = "\(update)"
+        logger[metadataKey: "chat"] = "\(chat)"
+        if let command { logger[metadataKey: "command"] = "\(command)" }
+        return logger
     }
 }

@@ -37,14 +37,16 @@ public enum ScrobbleSource: String, Sendable, CaseIterable, Codable {
     public func accepts(_ name: Substring) -> Bool {
         switch self {
         case .lastFM:
-            return LastFMName.isValid(String(name))
+            return LastFMName.isValid(name.utf8)
         case .listenBrainz:
             // MusicBrainz names allow almost anything; refuse only what cannot be one path
             // segment of a URL or one word of a command.
             return (1...64).contains(name.count)
                 && name.unicodeScalars.allSatisfy { !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F && !"/\\?#%".unicodeScalars.contains($0) }
         case .libreFM:
-            return (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") }
+            // ASCII only, so bytes are characters.
+            return (1...64).contains(name.utf8.count)
+                && name.utf8.allSatisfy { ASCIIByte.isLetterOrDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
         }
     }
 }
@@ -67,7 +69,7 @@ public struct ListenerName: Sendable, Hashable, CustomStringConvertible {
     public init?(parsing text: String) {
         let source: ScrobbleSource
         let name: Substring
-        if let colon = text.firstIndex(of: ":"), let named = ScrobbleSource.named(text[..<colon]) {
+        if let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")), let named = ScrobbleSource.named(text[..<colon]) {
             source = named
             name = text[text.index(after: colon)...]
         } else {

@@ -378,13 +378,11 @@ public final class OutboxDeliverer: Sendable {
     /// Sends a claimed message, and settles its lane by what became of it.
     private func send(_ message: OutboxMessage) async {
         let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
-        var logger = logger
-        logger[metadataKey: "chat"] = "\(message.chatID)"
-        logger[metadataKey: "message"] = "\(message.id)"
         let step: Step
         do {
-            step = await send(message, request: try await prepared(message), failures: failures, logger: logger)
+            step = await send(message, request: try await prepared(message), failures: failures)
         } catch {
+            let logger = logger(for: message)
             await returnToPending(message, logger: logger)
             logger.error("could not read a message's picture from the outbox; it waits", metadata: ["error": "\(error)"])
             step = .again(settings.backoff.delay(beforeRetry: failures + 1))
@@ -488,7 +486,15 @@ public final class OutboxDeliverer: Sendable {
         return message.request.withPhoto(.upload(photo))
     }
 
-    private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int, logger: Logger) async -> Step {
+    /// The log of one message, tagged with it: built when a line is written, not per message.
+    private func logger(for message: OutboxMessage) -> Logger {
+        var logger = logger
+        logger[metadataKey: "chat"] = "\(message.chatID)"
+        logger[metadataKey: "message"] = "\(message.id)"
+        return logger
+    }
+
+    private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int) async -> Step {
         defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
         do {
             let receipt = try await sendMessage(request)
@@ -501,7 +507,7 @@ public final class OutboxDeliverer: Sendable {
             state.withLock { $0.unrecorded.append((message.id, receipt.message?.messageID)) }
             return .done
         } catch {
-            return await failed(message, request: request, error: error, failures: failures, logger: logger)
+            return await failed(message, request: request, error: error, failures: failures, logger: logger(for: message))
         }
     }
 
@@ -561,12 +567,12 @@ public final class OutboxDeliverer: Sendable {
             if let jpeg = await photos.redraw(key) {
                 logger.notice("Telegram refused a stored collage; sending it drawn again")
                 let upload = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
-                return await send(message, request: request.withPhoto(.upload(upload)), failures: failures, logger: logger)
+                return await send(message, request: request.withPhoto(.upload(upload)), failures: failures)
             }
         }
         if let text = request.withoutPhoto {
             logger.notice("Telegram refused a picture; sending its caption alone instead", metadata: ["reason": "\(refusal)"])
-            return await send(message, request: text, failures: failures, logger: logger)
+            return await send(message, request: text, failures: failures)
         }
         logger.warning("Telegram refused a message; it is dropped", metadata: ["method": "\(request.method)", "reason": "\(refusal)"])
         await settle(message, .dropped, note: "\(refusal)", logger: logger)

@@ -61,6 +61,17 @@ public struct BotStore: Sendable {
         try database.read(body)
     }
 
+    /// A read of one statement, on the calling thread. SQLite runs a statement in a snapshot
+    /// of its own, so it needs no transaction around it (whose BEGIN and COMMIT would cost
+    /// more than the read).
+    func readOne<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try readOneHere(body)
+    }
+
+    private func readOneHere<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.unsafeRead(body)
+    }
+
     // MARK: Operations
 
     /// Throws unless the database takes a write now (a write transaction that is rolled back).
@@ -86,7 +97,7 @@ public struct BotStore: Sendable {
 
     public func settings(for chat: Int64) async throws -> ChatSettings {
         if let cached = recentSettings[chat] { return cached }
-        let settings = try await read { db in
+        let settings = try await readOne { db in
             try ChatSettings.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?"), arguments: [chat])
         } ?? ChatSettings(id: chat)
         recentSettings.keep(settings)
@@ -98,7 +109,7 @@ public struct BotStore: Sendable {
     public func preloadSettings(for chats: Set<Int64>) async throws {
         let missing = chats.filter { recentSettings[$0] == nil }
         guard !missing.isEmpty else { return }
-        let stored = try await read { db in try ChatSettings.fetchAll(db, keys: missing) }
+        let stored = try await readOne { db in try ChatSettings.fetchAll(db, keys: missing) }
         let byID = Dictionary(stored.map { ($0.id, $0) }) { first, _ in first }
         for chat in missing {
             recentSettings.keep(byID[chat] ?? ChatSettings(id: chat))
@@ -137,16 +148,16 @@ public struct BotStore: Sendable {
     }
 
     public func linkedName(of telegramUser: Int64) async throws -> String? {
-        try await read { db in try AccountLink.fetchOne(db, key: telegramUser)?.lastFMName }
+        try await readOne { db in try AccountLink.fetchOne(db, key: telegramUser)?.lastFMName }
     }
 
     public func buttonName(key: String) async throws -> String? {
-        try await read { db in try String.fetchOne(db, sql: "SELECT name FROM buttonName WHERE key = ?", arguments: [key]) }
+        try await readOne { db in try String.fetchOne(db, sql: "SELECT name FROM buttonName WHERE key = ?", arguments: [key]) }
     }
 
     /// The Telegram `file_id` of a collage already uploaded for this user, week and filter.
     public func collageFileID(_ key: CollageKey) async throws -> String? {
-        try await read { db in
+        try await readOne { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE \(CollageKey.condition)"), arguments: key.arguments
             )

@@ -13,7 +13,7 @@ import Synchronization
 /// database work (it may run twice, the first time rolled back).
 final class GroupCommit: Sendable {
     private struct Queue: Sendable {
-        var pending: [any PendingWrite] = []
+        var pending: [Write] = []
         var leading = false
     }
 
@@ -40,29 +40,20 @@ final class GroupCommit: Sendable {
         } else {
             await write.committed()
         }
-        return try write.result()
+        // The body returned a T: nothing else is stored.
+        return try write.result() as! T
     }
 
     /// Commits batch after batch until no write waits, then gives up the lead.
     private func commitAll() {
         while let batch = nextBatch() {
             do {
-                try writer.writeWithoutTransaction { db in
-                    try db.inTransaction(.immediate) {
-                        for write in batch { try write.run(db) }
-                        return .commit
-                    }
-                }
+                try writer.writeWithoutTransaction { db in try Self.commit(batch, in: db) }
                 for write in batch { write.finish(nil) }
             } catch where batch.count > 1 {
                 for write in batch {
                     do {
-                        try writer.writeWithoutTransaction { db in
-                            try db.inTransaction(.immediate) {
-                                try write.run(db)
-                                return .commit
-                            }
-                        }
+                        try writer.writeWithoutTransaction { db in try Self.commit([write], in: db) }
                         write.finish(nil)
                     } catch {
                         write.finish(error)
@@ -74,7 +65,21 @@ final class GroupCommit: Sendable {
         }
     }
 
-    private func nextBatch() -> [any PendingWrite]? {
+    /// Runs `writes` in one transaction, begun and committed by statements prepared once
+    /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
+    private static func commit(_ writes: [Write], in db: Database) throws {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        do {
+            for write in writes { try write.run(db) }
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            // SQLite ends the transaction itself after some errors.
+            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+            throw error
+        }
+    }
+
+    private func nextBatch() -> [Write]? {
         queue.withLock { queue in
             guard !queue.pending.isEmpty else {
                 queue.leading = false
@@ -86,41 +91,36 @@ final class GroupCommit: Sendable {
     }
 }
 
-/// A write waiting for its commit.
-private protocol PendingWrite: AnyObject, Sendable {
-    func run(_ db: Database) throws
-    /// Settles it: committed (nil) or failed.
-    func finish(_ failure: (any Error)?)
-}
-
-private final class Write<T: Sendable>: PendingWrite {
+/// A write waiting for its commit. Not generic over its result, so that running and settling
+/// one looks up no type at run time.
+private final class Write: Sendable {
     private enum State {
-        /// Not committed yet; the continuation of a writer waiting for it.
-        case waiting(CheckedContinuation<Void, Never>?)
-        case finished(Result<T, any Error>)
+        /// Not committed yet: the body's value in the transaction under way, and the
+        /// continuation of a writer waiting for the commit.
+        case waiting(value: (any Sendable)?, waiter: CheckedContinuation<Void, Never>?)
+        case finished(Result<any Sendable, any Error>)
     }
 
-    private let body: @Sendable (Database) throws -> T
-    /// The body's value in the transaction under way.
-    private let value = Mutex<T?>(nil)
-    private let state = Mutex(State.waiting(nil))
+    private let body: @Sendable (Database) throws -> any Sendable
+    private let state = Mutex(State.waiting(value: nil, waiter: nil))
 
-    init(_ body: @escaping @Sendable (Database) throws -> T) {
+    init(_ body: @escaping @Sendable (Database) throws -> any Sendable) {
         self.body = body
     }
 
     func run(_ db: Database) throws {
         let result = try body(db)
-        value.withLock { $0 = result }
+        state.withLock { state in
+            if case .waiting(_, let waiter) = state { state = .waiting(value: result, waiter: waiter) }
+        }
     }
 
+    /// Settles it: committed (nil) or failed.
     func finish(_ failure: (any Error)?) {
-        let outcome: Result<T, any Error> = failure.map { .failure($0) } ?? value.withLock { value in value.map { .success($0) } }
-            ?? .failure(CancellationError())
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state = .finished(outcome) }
-            if case .waiting(let waiter) = state { return waiter }
-            return nil
+            guard case .waiting(let value, let waiter) = state else { return nil }
+            state = .finished(failure.map { .failure($0) } ?? value.map { .success($0) } ?? .failure(CancellationError()))
+            return waiter
         }
         waiter?.resume()
     }
@@ -129,15 +129,15 @@ private final class Write<T: Sendable>: PendingWrite {
     func committed() async {
         await withCheckedContinuation { continuation in
             let settled = state.withLock { state -> Bool in
-                if case .finished = state { return true }
-                state = .waiting(continuation)
+                guard case .waiting(let value, _) = state else { return true }
+                state = .waiting(value: value, waiter: continuation)
                 return false
             }
             if settled { continuation.resume() }
         }
     }
 
-    func result() throws -> T {
+    func result() throws -> any Sendable {
         guard case .finished(let outcome) = state.withLock({ $0 }) else { throw CancellationError() }
         return try outcome.get()
     }
