@@ -349,6 +349,10 @@ final class CurlTransfer {
         // Without NOSIGNAL, libcurl uses SIGALRM for DNS timeouts, which is unsafe in threads.
         check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        // libcurl allocates its receive buffer for every request and frees it after: at the
+        // default 16 KiB that is a large allocation each time, which malloc serves slowly. A
+        // Bot API answer fits in 1 KiB; a larger one just takes more reads.
+        check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize))
         check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         check(ccurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
         check(ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
@@ -475,6 +479,9 @@ final class CurlTransfer {
         continuation = nil
         id = 0
     }
+
+    /// libcurl's smallest receive buffer.
+    static let receiveBufferSize = 1024
 
     /// CURLOPT_TIMEOUT_MS, rounded up; 0 would mean no timeout at all.
     static func milliseconds(_ duration: Duration) -> Int {

@@ -12,6 +12,8 @@ public struct HTTPTelegramClient: TelegramClient {
     /// `{base}/bot{token}/`, made once: every request only appends its method. A `Secret`,
     /// since it holds the token.
     private let methodBase: Secret
+    /// Each method's URL, parsed once: parsing one cost more than writing the request body.
+    private let methodURLs = SharedBoundedCache<String, URL>(capacity: 64)
     private let logger: Logger
     private let redactor: SecretRedactor
 
@@ -22,8 +24,15 @@ public struct HTTPTelegramClient: TelegramClient {
         self.redactor = SecretRedactor(secrets: [token])
     }
 
+    private func methodURL(_ method: String) -> URL? {
+        if let known = methodURLs.value(forKey: method) { return known }
+        guard let url = URL(string: methodBase.reveal() + method) else { return nil }
+        methodURLs.set(url, forKey: method)
+        return url
+    }
+
     public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
-        guard let url = URL(string: methodBase.reveal() + request.method) else {
+        guard let url = methodURL(request.method) else {
             throw TelegramError.badRequest("not a Bot API method: \(request.method.prefix(64))")
         }
         let body: Data

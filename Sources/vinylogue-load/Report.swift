@@ -52,7 +52,7 @@ enum Report {
 extension ThrowbackLoad.Result {
     var rows: [(String, String)] {
         [
-            ("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate)),
+            ("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate, digits: 3)),
             ("context switches per update", Report.fixed(contextSwitchesPerUpdate.voluntary, digits: 2) + " voluntary, "
                 + Report.fixed(contextSwitchesPerUpdate.involuntary, digits: 2) + " involuntary"),
             ("anonymous memory (RssAnon), idle", Report.mebibytes(idleAnonymous)),

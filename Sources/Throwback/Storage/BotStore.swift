@@ -61,14 +61,14 @@ public struct BotStore: Sendable {
         try database.read(body)
     }
 
-    /// A read of one statement, on the calling thread. SQLite runs a statement in a snapshot
-    /// of its own, so it needs no transaction around it (whose BEGIN and COMMIT would cost
-    /// more than the read).
-    func readOne<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try readOneHere(body)
+    /// A read on the calling thread, of statements that need no snapshot in common (each of
+    /// one chat's row, say). SQLite runs each statement in a snapshot of its own, so the read
+    /// needs no transaction around it, whose BEGIN and COMMIT would cost more than the read.
+    func readWithoutSnapshot<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try readWithoutSnapshotHere(body)
     }
 
-    private func readOneHere<T>(_ body: (Database) throws -> T) throws -> T {
+    private func readWithoutSnapshotHere<T>(_ body: (Database) throws -> T) throws -> T {
         try database.unsafeRead(body)
     }
 
@@ -97,9 +97,7 @@ public struct BotStore: Sendable {
 
     public func settings(for chat: Int64) async throws -> ChatSettings {
         if let cached = recentSettings[chat] { return cached }
-        let settings = try await readOne { db in
-            try ChatSettings.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?"), arguments: [chat])
-        } ?? ChatSettings(id: chat)
+        let settings = try await readWithoutSnapshot { db in try Self.storedSettings(of: [chat], in: db).first } ?? ChatSettings(id: chat)
         recentSettings.keep(settings)
         return settings
     }
@@ -109,11 +107,18 @@ public struct BotStore: Sendable {
     public func preloadSettings(for chats: Set<Int64>) async throws {
         let missing = chats.filter { recentSettings[$0] == nil }
         guard !missing.isEmpty else { return }
-        let stored = try await readOne { db in try ChatSettings.fetchAll(db, keys: missing) }
+        let stored = try await readWithoutSnapshot { db in try Self.storedSettings(of: missing, in: db) }
         let byID = Dictionary(stored.map { ($0.id, $0) }) { first, _ in first }
         for chat in missing {
             recentSettings.keep(byID[chat] ?? ChatSettings(id: chat))
         }
+    }
+
+    /// The stored settings of these chats, each read by one prepared statement: a query for
+    /// the whole set would be written and compiled anew for every batch.
+    private static func storedSettings(of chats: some Sequence<Int64>, in db: Database) throws -> [ChatSettings] {
+        let statement = try db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?")
+        return try chats.compactMap { try ChatSettings.fetchOne(statement, arguments: [$0]) }
     }
 
     /// Changes a chat's settings, creating its row if needed.
@@ -148,16 +153,18 @@ public struct BotStore: Sendable {
     }
 
     public func linkedName(of telegramUser: Int64) async throws -> String? {
-        try await readOne { db in try AccountLink.fetchOne(db, key: telegramUser)?.lastFMName }
+        try await readWithoutSnapshot { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT lastFMName FROM accountLink WHERE telegramUserID = ?"), arguments: [telegramUser])
+        }
     }
 
     public func buttonName(key: String) async throws -> String? {
-        try await readOne { db in try String.fetchOne(db, sql: "SELECT name FROM buttonName WHERE key = ?", arguments: [key]) }
+        try await readWithoutSnapshot { db in try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM buttonName WHERE key = ?"), arguments: [key]) }
     }
 
     /// The Telegram `file_id` of a collage already uploaded for this user, week and filter.
     public func collageFileID(_ key: CollageKey) async throws -> String? {
-        try await readOne { db in
+        try await readWithoutSnapshot { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE \(CollageKey.condition)"), arguments: key.arguments
             )
