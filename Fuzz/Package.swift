@@ -5,7 +5,7 @@
 // Build and run with `Fuzz/run`; see Fuzz/README.md.
 import PackageDescription
 
-let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzListenBrainz", "FuzzTelegram", "FuzzFormatter", "FuzzCallbackData", "FuzzInline"]
+let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzListenBrainz", "FuzzTelegram", "FuzzJSON", "FuzzFormatter", "FuzzCallbackData", "FuzzInline"]
 
 // The bot's library products. `Networking` (HTTPTransport, Secret) is not one of them: the
 // harnesses import it as the module that these products build anyway. Once the main package

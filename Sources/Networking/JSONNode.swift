@@ -71,6 +71,13 @@ public struct JSONNode: Sendable {
             .map { JSONNode(tape: tape, index: $0) }
     }
 
+    /// The members of an object in document order, a repeated key each time it appears; a key
+    /// that is not valid UTF-8 (or escapes a lone surrogate) is nil. Empty for any other kind.
+    public var members: [(key: String?, value: JSONNode)] {
+        guard value.kind == .object else { return [] }
+        return tape.keys(of: index).map { (tape.string(at: $0), JSONNode(tape: tape, index: $0 + 1)) }
+    }
+
     /// The elements of an array; empty for any other kind.
     public var elements: [JSONNode] {
         guard value.kind == .array else { return [] }

@@ -210,6 +210,17 @@ import TestLogging
         #expect(forced.generation == 2)
     }
 
+    /// Every commit is on disk before the bot goes on, so that a power cut cannot take back a
+    /// reply's "sending" mark (GRDB's WAL setup alone would leave synchronous=NORMAL).
+    @Test func commitsAreSyncedToDisk() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try BotStore(path: path)
+        let mode = try await store.write { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") }
+        #expect(mode == 2)  // FULL
+        #expect(try await store.write { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func theDatabaseSurvivesReopening() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

@@ -17,7 +17,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let updates = call("getUpdates", {
         try await client.getUpdates(offset: 1, timeout: 0, allowedUpdates: ["message", "callback_query"])
     }) {
-        for update in updates {
+        for received in updates {
+            let update = received.update
+            // The journal keeps each update's JSON as Telegram sent it, and reads it back after
+            // a restart: what reads back is the same update.
+            if let stored = try? JSONTapeDecoder().decode(Update.self, from: Data(received.json)), stored != update {
+                violated("an update read back from its journal copy differs", String(decoding: received.json, as: UTF8.self))
+            }
             _ = update.identity
             _ = update.chatID
             for message in [update.message, update.editedMessage, update.channelPost, update.callbackQuery?.message] {

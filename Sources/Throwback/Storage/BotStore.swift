@@ -30,7 +30,12 @@ public struct BotStore: Sendable {
         // passing rows would otherwise fill.
         configuration.maximumReaderCount = 2
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
-        try self.init(writer: try DatabasePool(path: path, configuration: configuration), migrating: migrating)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB puts a pool in WAL mode with synchronous=NORMAL, under which a power cut can
+        // undo the last commits: a reply's "sending" mark among them, and the reply would go
+        // out again. FULL syncs the log at every commit, which group commit makes one per batch.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try self.init(writer: pool, migrating: migrating)
     }
 
     private init(writer: any DatabaseWriter, migrating: Bool = true) throws {
