@@ -37,6 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// The node as a `JSONValue` (objects keep the first of a repeated key, as `JSONNode` does),
 /// or nil if some string is not valid text or some number does not fit a Double.
+/// Numbers are normalised, so that one value has one form.
 private func plain(_ node: JSONNode) -> JSONValue? {
     if node.isNull { return .null }
     if let bool = node.bool { return .bool(bool) }
@@ -57,9 +58,12 @@ private func plain(_ node: JSONNode) -> JSONValue? {
         }
         return .object(members)
     }
-    if let integer = node.int64, node.double.map({ $0 == Double(integer) }) ?? false { return .int(integer) }
-    if let double = node.double, double.isFinite { return .double(double) }
-    return nil
+    // A number as the bot reads it: exactly, if it is an integer that fits; otherwise its
+    // nearest Double, which counts as an integer when it is one (`-9223372036854775809`
+    // reads as Int64.min, and is written so).
+    guard let double = node.double, double.isFinite else { return nil }
+    if let integer = node.int64 ?? Int64(exactly: double) { return .int(integer) }
+    return .double(double)
 }
 
 /// Where `node` and Foundation's reading of the same document differ; nil if nowhere.
