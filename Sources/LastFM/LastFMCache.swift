@@ -31,15 +31,12 @@ public final class InMemoryLastFMCache: LastFMCacheStore {
 /// Answers calls from a cache where the call's policy allows it, and fills the cache from
 /// the wrapped client otherwise. Errors are never cached.
 ///
-/// Two tiers: decoded answers in a bounded in-memory cache, so that a warm call decodes
-/// nothing and waits on nothing; behind it the store (SQLite in the bot), which keeps answers
-/// across restarts. A miss is shared: callers that miss the same answer at the same moment
-/// wait for one look-up, so two chats asking for the same cold week cost one request.
+/// Two tiers (`TieredAnswers`): decoded answers in memory, encoded ones in the store (SQLite
+/// in the bot), which keeps them across restarts; a miss is shared by the callers that ask
+/// for the same answer meanwhile.
 public struct CachedLastFMClient: LastFMClient {
     private let base: any LastFMClient
-    private let store: any LastFMCacheStore
-    private let memory: DecodedAnswers
-    private let misses = SharedRequests<String, any Sendable>()
+    private let answers: TieredAnswers
     private let now: @Sendable () -> Date
     private let metrics: BotMetrics
 
@@ -49,8 +46,7 @@ public struct CachedLastFMClient: LastFMClient {
         metrics: BotMetrics = .none
     ) {
         self.base = base
-        self.store = store
-        self.memory = DecodedAnswers(capacity: memoryCapacity)
+        self.answers = TieredAnswers(store: store, memoryCapacity: memoryCapacity)
         self.now = now
         self.metrics = metrics
     }
@@ -60,40 +56,13 @@ public struct CachedLastFMClient: LastFMClient {
         guard let expiry = Self.expiry(of: call.cachePolicy, now: now) else {
             return try await base.send(call)
         }
-        let key = call.cacheKey
-        if let hit = memory.value(forKey: key, now: now) as? Response {
-            count("memory")
-            return hit
-        }
-        let shared = try await misses.value(for: key) { [self] in try await fill(call, key: key, now: now, expiry: expiry) }
-        // A key names one method, and a method one type of answer.
-        guard let value = shared as? Response else { return try await base.send(call) }
-        return value
-    }
-
-    /// The answer from the store, or else from the wrapped client; kept in both tiers.
-    private func fill<Response>(_ call: LastFMCall<Response>, key: String, now: Date, expiry: Expiry) async throws -> Response {
-        if let data = await store.value(forKey: key, now: now), let cached = try? JSONDecoder().decode(Response.self, from: data) {
-            memory.set(cached, forKey: key, expiresAt: expiry.date)
-            count("store")
-            return cached
-        }
-        count("miss")
-        let value = try await base.send(call)
-        memory.set(value, forKey: key, expiresAt: expiry.date)
-        if let data = try? JSONEncoder().encode(value) {
-            await store.store(data, forKey: key, expiresAt: expiry.date)
-        }
-        return value
+        return try await answers.value(forKey: call.cacheKey, now: now, expiresAt: expiry.date, found: { [metrics] tier in
+            metrics.increment("vinylogue_lastfm_cache_total", [("result", tier.rawValue)])
+        }) { [base] in try await base.send(call) }
     }
 
     /// Callers waiting for a look-up in flight, for tests.
-    public var callersWaiting: Int { misses.callers }
-
-    /// `vinylogue_lastfm_cache_total`: a hit in memory, a hit in the store, or a miss.
-    private func count(_ result: String) {
-        metrics.increment("vinylogue_lastfm_cache_total", [("result", result)])
-    }
+    public var callersWaiting: Int { answers.callersWaiting }
 
     /// `nil` when the answer must not be cached; `.some(nil)` when it can be kept forever.
     static func expiry(of policy: LastFMCachePolicy, now: Date) -> Expiry? {
@@ -110,10 +79,6 @@ public struct CachedLastFMClient: LastFMClient {
         var date: Date?
     }
 }
-
-/// The in-memory tier: decoded answers with their expiry, shared by concurrent throwbacks
-/// without an actor hop.
-typealias DecodedAnswers = SharedBoundedCache<String, any Sendable>
 
 extension SharedBoundedCache {
     /// Expiry on the wall clock, for answers whose lifetime is a date (a chart week's end).

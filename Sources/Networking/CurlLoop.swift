@@ -32,14 +32,7 @@ final class CurlLoop {
     static func run(driver: CurlDriver, maxConnectionsPerHost: Int) {
         blockBrokenPipeSignals()
         guard let multi = curl_multi_init() else {
-            let error = TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false)
-            let (left, jobs) = driver.retire(with: error)
-            for submission in left {
-                submission.continuation.resume(throwing: error)
-            }
-            for job in jobs {
-                globalConcurrentExecutor.enqueue(ExecutorJob(job))
-            }
+            driver.retireAndSettle(with: TransportError("libcurl could not be initialised", requestMayHaveBeenSent: false))
             return
         }
         // Beyond this, libcurl queues requests until a connection to the host is free.
@@ -50,10 +43,7 @@ final class CurlLoop {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
             curl_multi_cleanup(multi)
-            let error = TransportError("could not set up the transport's wake-up pipe", requestMayHaveBeenSent: false)
-            let (left, jobs) = driver.retire(with: error)
-            for submission in left { submission.continuation.resume(throwing: error) }
-            for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+            driver.retireAndSettle(with: TransportError("could not set up the transport's wake-up pipe", requestMayHaveBeenSent: false))
             return
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
@@ -153,8 +143,9 @@ final class CurlLoop {
             return
         }
         if pollSet[0].revents != 0 {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wakeRead, &drain, drain.count) > 0 {}
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { drain in
+                while read(wakeRead, drain.baseAddress, drain.count) > 0 {}
+            }
         }
         var running: Int32 = 0
         for entry in pollSet.dropFirst() where entry.revents != 0 {
@@ -233,15 +224,12 @@ final class CurlLoop {
             finish(transfer, with: .failure(TransportError("transport shut down")))
         }
         active.removeAll()
-        // After this no caller can reach the multi handle any more.
-        let (left, leftJobs) = driver.retire(with: error)
-        for submission in left {
-            submission.continuation.resume(throwing: error)
-        }
         // Tasks still to run go on elsewhere; this thread ends.
-        for job in jobs + leftJobs {
+        for job in jobs {
             globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
+        // After this no caller can reach the multi handle any more.
+        driver.retireAndSettle(with: error)
         idle.removeAll()
         curl_multi_cleanup(multi)
         // Unpublished by `retire`: no thread writes to the pipe any more.
@@ -287,17 +275,23 @@ extension CurlDriver {
         }
     }
 
-    /// Unpublishes the multi handle and makes every later request fail with `error`.
-    /// Returns the submissions still queued, for the caller to fail, and the jobs still
-    /// queued, for the caller to hand to another executor.
-    func retire(with error: TransportError) -> (submissions: [CurlSubmission], jobs: [UnownedJob]) {
-        inbox.withLock { inbox in
+    /// Unpublishes the wake handle and makes every later request fail with `error`; the
+    /// submissions still queued fail with it, and the jobs still queued go to the global
+    /// executor.
+    func retireAndSettle(with error: TransportError) {
+        let (left, jobs) = inbox.withLock { inbox in
             inbox.wakeHandle = nil
             inbox.isShuttingDown = true
             if inbox.failure == nil { inbox.failure = error }
             inbox.cancellations.removeAll()
             defer { (inbox.submissions, inbox.jobs) = ([], []) }
             return (inbox.submissions, inbox.jobs)
+        }
+        for submission in left {
+            submission.continuation.resume(throwing: error)
+        }
+        for job in jobs {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
         }
     }
 }

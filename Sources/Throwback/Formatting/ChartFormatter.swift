@@ -202,41 +202,29 @@ struct FormattedText {
     }
 
     /// Appends `text`, escaped for Telegram's HTML if `html`, if it then takes at most `limit`
-    /// UTF-16 units; returns false, and appends nothing, otherwise. Escaping by UTF-8 byte is
-    /// escaping by scalar: no byte of a multi-byte sequence is below 0x80.
+    /// UTF-16 units; returns false, and appends nothing, otherwise. The escapes are counted by
+    /// UTF-8 byte, which is by scalar: no byte of a multi-byte sequence is below 0x80.
     mutating func appendEscaped(_ text: String, html: Bool, ifWithin limit: Int) -> Bool {
         var text = text
-        return text.withUTF8 { utf8 in
+        let (escapedUnits, special) = text.withUTF8 { utf8 in
             var escapedUnits = 0
             var special = false
             for byte in utf8 {
                 switch byte {
-                case UInt8(ascii: "&") where html:
-                    escapedUnits += 5
-                    special = true
-                case UInt8(ascii: "<") where html, UInt8(ascii: ">") where html:
-                    escapedUnits += 4
+                case UInt8(ascii: "&") where html, UInt8(ascii: "<") where html, UInt8(ascii: ">") where html:
+                    escapedUnits += TelegramHTML.escapedLength(Unicode.Scalar(byte))
                     special = true
                 default:
                     escapedUnits += Self.units(of: byte)
                 }
             }
-            guard escapedUnits <= limit else { return false }
-            units += escapedUnits
-            guard special else {
-                bytes.append(contentsOf: utf8)
-                return true
-            }
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
-                default: bytes.append(byte)
-                }
-            }
-            return true
+            return (escapedUnits, special)
         }
+        guard escapedUnits <= limit else { return false }
+        units += escapedUnits
+        // Nearly every name has nothing to escape, and is copied as it is.
+        bytes.append(contentsOf: (special ? TelegramHTML.escape(text) : text).utf8)
+        return true
     }
 
     /// Keeps the first `count` bytes, which take `units` UTF-16 units.
