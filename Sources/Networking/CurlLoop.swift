@@ -138,13 +138,17 @@ final class CurlLoop {
             timeout = due <= now ? 0 : Int32(min(1000, (due - now + 999_999) / 1_000_000))
         }
         let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
+        // Awake from here on: what the transfers below queue for this thread (the tasks their
+        // answers resume) is found before the next wait, without a wakeup through the pipe.
+        driver.awake()
         if ready < 0 {
             if errno != EINTR { usleep(10_000) }  // never spin if polling itself fails
             return
         }
         if pollSet[0].revents != 0 {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { drain in
-                while read(wakeRead, drain.baseAddress, drain.count) > 0 {}
+                // A read that does not fill the buffer has emptied the pipe.
+                while read(wakeRead, drain.baseAddress, drain.count) == drain.count {}
             }
         }
         var running: Int32 = 0
@@ -267,6 +271,11 @@ extension CurlDriver {
         }
     }
 
+    /// The thread is back from its wait: what is queued from now on needs no wakeup.
+    func awake() {
+        inbox.withLock { $0.sleeping = false }
+    }
+
     /// Whether the thread may wait: nothing is queued. From then on, what is queued wakes it.
     func prepareToSleep() -> Bool {
         inbox.withLock { inbox in
@@ -311,6 +320,8 @@ final class CurlTransfer {
     /// Without that callback (libcurl before 7.80) every started request counts as possibly sent.
     private var reachedSending = false
     private var knowsWhenSending = false
+    /// The options every request shares are set (`configureHandle`).
+    private var handleConfigured = false
 
     init?() {
         guard let easy = curl_easy_init() else { return nil }
@@ -322,35 +333,29 @@ final class CurlTransfer {
         curl_easy_cleanup(easy)
     }
 
-    /// The transfer an easy handle belongs to, from the pointer `configure` stored in it.
+    /// The transfer an easy handle belongs to, from the pointer `configureHandle` stored in it.
     static func owning(_ easy: UnsafeMutableRawPointer) -> CurlTransfer? {
         var context: UnsafeMutableRawPointer?
         guard ccurl_easy_getinfo_private(easy, &context) == CURLE_OK, let context else { return nil }
         return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     }
 
-    /// Sets every option of a request on a fresh (or reset) handle.
-    func configure(for request: HTTPRequest) -> CURLcode {
-        maxBytes = max(0, request.maxResponseBytes)
-        wantedHeaders = request.responseHeaders
+    /// Sets the options every request of this handle shares, once: `reset` leaves them set,
+    /// which saves libcurl's full reset and a dozen options per request.
+    private func configureHandle() -> CURLcode {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // String options are copied by libcurl, so these temporaries may go.
-        var result = request.url.absoluteString.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_URL, $0) }
-        func check(_ code: CURLcode) {
-            if result == CURLE_OK { result = code }
-        }
-        check(ccurl_easy_allow_http_only(easy))
+        var options = CurlOptions()
+        options.check(ccurl_easy_allow_http_only(easy))
         // Without NOSIGNAL, libcurl uses SIGALRM for DNS timeouts, which is unsafe in threads.
-        check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
         // libcurl allocates its receive buffer for every request and frees it after: at the
         // default 16 KiB that is a large allocation each time, which malloc serves slowly. A
         // Bot API answer fits in 1 KiB; a larger one just takes more reads.
-        check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize))
-        check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
-        check(ccurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
-        check(ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
-        check(ccurl_easy_setopt_write_function(easy) { data, size, count, context in
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize))
+        options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
+        options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
+        options.check(ccurl_easy_setopt_write_function(easy) { data, size, count, context in
             guard let context else { return 0 }
             return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receive(data, size * count)
         })
@@ -358,22 +363,38 @@ final class CurlTransfer {
             if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().reachedSending = true }
             return CURL_PREREQFUNC_OK
         }, context) == CURLE_OK
+        return options.code
+    }
+
+    /// Sets the options of one request; the handle's own are set on first use.
+    func configure(for request: HTTPRequest) -> CURLcode {
+        if !handleConfigured {
+            let code = configureHandle()
+            guard code == CURLE_OK else { return code }
+            handleConfigured = true
+        }
+        maxBytes = max(0, request.maxResponseBytes)
+        wantedHeaders = request.responseHeaders
+        // String options are copied by libcurl, so these temporaries may go.
+        var options = CurlOptions()
+        options.check(request.url.absoluteString.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_URL, $0) })
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
 
         let hasBody = request.body != nil || request.method == "POST"
         if hasBody {
             let bytes = request.body ?? Data()
-            check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
+            options.check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
             if bytes.isEmpty {
                 var none: UInt8 = 0  // libcurl wants a pointer even for zero bytes
-                check(ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, &none))
+                options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, &none))
             } else {
-                check(bytes.withUnsafeBytes { ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+                options.check(bytes.withUnsafeBytes { ccurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
             }
         }
         if request.method == "HEAD" {
-            check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
+            options.check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
         } else if request.method != (hasBody ? "POST" : "GET") {
-            check(request.method.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
+            options.check(request.method.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
         }
 
         for (name, value) in request.headers {
@@ -383,14 +404,28 @@ final class CurlTransfer {
         // Otherwise libcurl holds back a large body for up to a second, awaiting "100 Continue".
         if hasBody { appendHeader("Expect:") }
         if let headers {
-            check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
+            options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
         }
 
         if request.followRedirects {
-            check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
-            check(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 3))
+            options.check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+            options.check(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, 3))
         }
-        return result
+        return options.code
+    }
+
+    /// Takes back what `configure` set for one request, leaving the handle's own options.
+    private func clearRequestOptions() -> CURLcode {
+        var options = CurlOptions()
+        options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, nil))
+        // Frees libcurl's copy of the body, then makes the next request a GET.
+        options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, nil))
+        options.check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, -1))
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 0))
+        options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, nil))
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
+        options.check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        return options.code
     }
 
     private func appendHeader(_ line: String) {
@@ -462,9 +497,13 @@ final class CurlTransfer {
         return reachedSending && (ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &written) != CURLE_OK || written > 0)
     }
 
-    /// Forgets the request; the handle keeps no option, but its connections stay cached.
+    /// Forgets the request; the handle keeps its own options, and its connections stay cached.
     func reset() {
-        curl_easy_reset(easy)
+        // Should taking back an option fail, the handle starts over from libcurl's defaults.
+        if clearRequestOptions() != CURLE_OK {
+            curl_easy_reset(easy)
+            handleConfigured = false
+        }
         curl_slist_free_all(headers)
         headers = nil
         body = Data()
@@ -485,5 +524,14 @@ final class CurlTransfer {
         guard seconds < cap / 1000 else { return Int(cap) }
         let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int(seconds * 1000 + fraction)
+    }
+}
+
+/// The outcome of setting a series of options: the first failure, or CURLE_OK.
+private struct CurlOptions {
+    private(set) var code = CURLE_OK
+
+    mutating func check(_ outcome: CURLcode) {
+        if code == CURLE_OK { code = outcome }
     }
 }

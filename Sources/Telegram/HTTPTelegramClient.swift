@@ -36,16 +36,16 @@ public struct HTTPTelegramClient: TelegramClient {
             throw TelegramError.badRequest("not a Bot API method: \(request.method.prefix(64))")
         }
         let body: Data
-        let contentType: String
+        let headers: [String: String]
         if request.attachments.isEmpty {
             body = request.parametersJSON
-            contentType = "application/json"
+            headers = Self.jsonHeaders
         } else {
             let form = MultipartBody(parameters: request.parameters, files: request.attachments)
             body = form.data
-            contentType = form.contentType
+            headers = ["Content-Type": form.contentType]
         }
-        let http = HTTPRequest(method: "POST", url: url, headers: ["Content-Type": contentType], body: body, timeout: request.timeout)
+        let http = HTTPRequest(method: "POST", url: url, headers: headers, body: body, timeout: request.timeout)
         try Task.checkCancellation()
         let response: HTTPResponse
         do {
@@ -66,6 +66,9 @@ public struct HTTPTelegramClient: TelegramClient {
             throw Self.redacted(error, with: redactor)
         }
     }
+
+    /// The headers of a JSON request: built once, not per request.
+    private static let jsonHeaders = ["Content-Type": "application/json"]
 
     /// The longest flood wait the bot accepts; a larger `retry_after` is clamped to it.
     public static let maxRetryAfter = 3600

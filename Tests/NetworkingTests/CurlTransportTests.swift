@@ -292,6 +292,37 @@ import TestLogging
         }
     }
 
+    /// A handle keeps its own options from request to request: nothing one request set (a
+    /// body, a method, a header) may reach the next.
+    @Test func aRequestInheritsNothingFromTheOneBefore() async throws {
+        let seen = Mutex<[RawHTTPRequest]>([])
+        let server = try RawHTTPServer.start { request in
+            seen.withLock { $0.append(request) }
+            return request.method == "HEAD" ? .bytes(Data("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n".utf8), close: false) : .ok("done")
+        }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let url = { (path: String) in server.baseURL.appending(path: path) }
+
+        let requests = [
+            HTTPRequest(method: "POST", url: url("/post"), headers: ["X-Attempt": "1"], body: Data(#"{"a":1}"#.utf8)),
+            HTTPRequest(url: url("/get")),
+            HTTPRequest(method: "HEAD", url: url("/head")),
+            HTTPRequest(url: url("/get")),
+            HTTPRequest(method: "DELETE", url: url("/delete")),
+            HTTPRequest(url: url("/get")),
+        ]
+        for request in requests {
+            #expect(try await transport.send(request).status == 200)
+        }
+        let received = seen.withLock { $0 }
+        #expect(received.map(\.method) == ["POST", "GET", "HEAD", "GET", "DELETE", "GET"])
+        #expect(received.map(\.body) == [Data(#"{"a":1}"#.utf8)] + Array(repeating: Data(), count: 5))
+        #expect(received.map { $0.headers["x-attempt"] } == ["1", nil, nil, nil, nil, nil])
+        #expect(received.dropFirst().allSatisfy { $0.headers["content-length"] == nil && $0.headers["content-type"] == nil })
+        #expect(server.connectionsAccepted == 1)
+    }
+
     @Test func redirectsAreFollowedOnlyWhenAsked() async throws {
         let server = try RawHTTPServer.start { request in
             switch request.path {

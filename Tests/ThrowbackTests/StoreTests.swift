@@ -216,8 +216,12 @@ import TestLogging
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try BotStore(path: path)
-        let mode = try await store.write { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") }
-        #expect(mode == 2)  // FULL
+        let mode = { @Sendable (transaction: StoreTransaction) in try Int.fetchOne(transaction.db, sql: "PRAGMA synchronous") }
+        #expect(try await store.write(mode) == 2)  // FULL
+        // A write that leaves its syncing to a later one is only written, and the next synced
+        // write syncs again.
+        #expect(try await store.write(synced: false, mode) == 1)  // NORMAL
+        #expect(try await store.write(mode) == 2)
         #expect(try await store.write { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") } == "wal")
     }
 

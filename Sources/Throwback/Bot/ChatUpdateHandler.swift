@@ -335,7 +335,9 @@ public struct ChatUpdateHandler: Sendable {
         await outbox.waitForRoom()
         let now = now()
         do {
-            let enqueued = try await store.write { transaction in
+            // Not synced: nobody sees any of it before the outbox's synced "sending" mark of
+            // its replies; lost to a power cut, the update is handled again from the journal.
+            let enqueued = try await store.write(synced: false) { transaction in
                 try transaction.markHandled(update, at: now)
                 var messages = try body(transaction)
                 // A flood's echo: a chat whose replies pile up gets no more of them.

@@ -33,7 +33,8 @@ public struct BotStore: Sendable {
         let pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB puts a pool in WAL mode with synchronous=NORMAL, under which a power cut can
         // undo the last commits: a reply's "sending" mark among them, and the reply would go
-        // out again. FULL syncs the log at every commit, which group commit makes one per batch.
+        // out again. FULL syncs the log at every commit: the migrations get it, and `write`
+        // chooses per commit.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try self.init(writer: pool, migrating: migrating)
     }
@@ -49,10 +50,12 @@ public struct BotStore: Sendable {
         try BotStore(writer: DatabaseQueue())
     }
 
-    /// Runs `body` in a transaction shared with the other writes asked for meanwhile, in a
-    /// savepoint of its own: if it throws, none of its changes are kept.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (StoreTransaction) throws -> T) async throws -> T {
-        try await commits.write { [self] db in try body(StoreTransaction(db: db, store: self)) }
+    /// Runs `body` in a transaction shared with the other writes asked for meanwhile: if it
+    /// throws, none of its changes are kept. Returns once the transaction is committed, and
+    /// synced to disk unless `synced` is false: a write nobody sees the effect of before a
+    /// later synced one may leave the syncing to it (see `GroupCommit`).
+    public func write<T: Sendable>(synced: Bool = true, _ body: @escaping @Sendable (StoreTransaction) throws -> T) async throws -> T {
+        try await commits.write(synced: synced) { [self] db in try body(StoreTransaction(db: db, store: self)) }
     }
 
     /// Reads in a snapshot of its own, on the calling thread: the bot's reads are small, and
@@ -112,7 +115,8 @@ public struct BotStore: Sendable {
     public func preloadSettings(for chats: Set<Int64>) async throws {
         let missing = chats.filter { recentSettings[$0] == nil }
         guard !missing.isEmpty else { return }
-        let stored = try await readWithoutSnapshot { db in try Self.storedSettings(of: missing, in: db) }
+        // One snapshot for the batch: its statements then share one read lock.
+        let stored = try await read { db in try Self.storedSettings(of: missing, in: db) }
         let byID = Dictionary(stored.map { ($0.id, $0) }) { first, _ in first }
         for chat in missing {
             recentSettings.keep(byID[chat] ?? ChatSettings(id: chat))
@@ -120,10 +124,14 @@ public struct BotStore: Sendable {
     }
 
     /// The stored settings of these chats, each read by one prepared statement: a query for
-    /// the whole set would be written and compiled anew for every batch.
+    /// the whole set would be written and compiled anew for every batch. Most chats never
+    /// changed a setting, and have no row to decode.
     private static func storedSettings(of chats: some Sequence<Int64>, in db: Database) throws -> [ChatSettings] {
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM chat WHERE id = ?")
         let statement = try db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?")
-        return try chats.compactMap { try ChatSettings.fetchOne(statement, arguments: [$0]) }
+        return try chats.compactMap { chat in
+            try exists.hasRow(.integer(chat)) ? ChatSettings.fetchOne(statement, arguments: [chat]) : nil
+        }
     }
 
     /// Changes a chat's settings, creating its row if needed.

@@ -24,6 +24,17 @@ extension Statement {
     /// These statements are never run through GRDB's own `execute`, so its view of their
     /// bindings never goes stale.
     func run(_ values: SQLiteValue...) throws {
+        _ = try step(values)
+    }
+
+    /// Whether the statement, with `values` bound, yields a row: for a lookup that mostly finds
+    /// nothing, which then costs no GRDB cursor or row.
+    func hasRow(_ values: SQLiteValue...) throws -> Bool {
+        try step(values)
+    }
+
+    /// Binds `values`, steps once and resets; returns whether the step yielded a row.
+    private func step(_ values: [SQLiteValue]) throws -> Bool {
         let statement = sqliteStatement
         sqlite3_reset(statement)
         for (offset, value) in values.enumerated() {
@@ -56,6 +67,7 @@ extension Statement {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+        return code == SQLITE_ROW
     }
 
     private func error(_ code: Int32) -> DatabaseError {

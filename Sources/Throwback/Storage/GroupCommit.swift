@@ -11,6 +11,12 @@ import Synchronization
 /// should one throw, its transaction is rolled back and each of its writes runs again on its
 /// own, so that only the failing one fails. A write's body must therefore do nothing but
 /// database work (it may run twice, the first time rolled back).
+///
+/// A transaction is synced to disk (`synchronous=FULL`) when one of its writes asks for it,
+/// and only written otherwise (`NORMAL`): a later synced commit carries it to disk with its
+/// own, since the log is one file written in order. A write that nobody sees the effect of
+/// before a synced one (an update's handled mark and its replies, which the outbox's
+/// "sending" mark syncs before they go) spares the bot an `fsync`.
 final class GroupCommit: Sendable {
     private struct Queue: Sendable {
         var pending: [Write] = []
@@ -19,14 +25,18 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Mutex(Queue())
+    /// Whether the writer connection syncs its commits now (nil: unknown). Switched only when a
+    /// batch needs the other setting: SQLite compiles a `PRAGMA` anew every time it runs.
+    private let connectionSyncs = Mutex<Bool?>(nil)
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
     }
 
-    /// Runs `body` in the next shared transaction and returns its result once committed.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let write = Write(body)
+    /// Runs `body` in the next shared transaction and returns its result once committed, and
+    /// once on disk unless `synced` is false.
+    func write<T: Sendable>(synced: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let write = Write(synced: synced, body)
         let leads = queue.withLock { queue in
             queue.pending.append(write)
             defer { queue.leading = true }
@@ -48,12 +58,12 @@ final class GroupCommit: Sendable {
     private func commitAll() {
         while let batch = nextBatch() {
             do {
-                try writer.writeWithoutTransaction { db in try Self.commit(batch, in: db) }
+                try writer.writeWithoutTransaction { db in try commit(batch, in: db, syncing: batch.contains { $0.synced }) }
                 for write in batch { write.finish(nil) }
             } catch where batch.count > 1 {
                 for write in batch {
                     do {
-                        try writer.writeWithoutTransaction { db in try Self.commit([write], in: db) }
+                        try writer.writeWithoutTransaction { db in try commit([write], in: db, syncing: write.synced) }
                         write.finish(nil)
                     } catch {
                         write.finish(error)
@@ -67,7 +77,9 @@ final class GroupCommit: Sendable {
 
     /// Runs `writes` in one transaction, begun and committed by statements prepared once
     /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
-    private static func commit(_ writes: [Write], in db: Database) throws {
+    /// `syncing` says whether the commit is synced to disk.
+    private func commit(_ writes: [Write], in db: Database, syncing: Bool) throws {
+        try switchSyncing(to: syncing, in: db)
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         do {
             for write in writes { try write.run(db) }
@@ -77,6 +89,15 @@ final class GroupCommit: Sendable {
             if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
             throw error
         }
+    }
+
+    private func switchSyncing(to syncing: Bool, in db: Database) throws {
+        let unchanged = connectionSyncs.withLock { current in
+            defer { current = nil }  // unknown until the switch is done
+            return current == syncing
+        }
+        if !unchanged { try db.execute(sql: syncing ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL") }
+        connectionSyncs.withLock { $0 = syncing }
     }
 
     private func nextBatch() -> [Write]? {
@@ -101,10 +122,13 @@ private final class Write: Sendable {
         case finished(Result<any Sendable, any Error>)
     }
 
+    /// Whether its commit must be on disk before the writer goes on.
+    let synced: Bool
     private let body: @Sendable (Database) throws -> any Sendable
     private let state = Mutex(State.waiting(value: nil, waiter: nil))
 
-    init(_ body: @escaping @Sendable (Database) throws -> any Sendable) {
+    init(synced: Bool, _ body: @escaping @Sendable (Database) throws -> any Sendable) {
+        self.synced = synced
         self.body = body
     }
 

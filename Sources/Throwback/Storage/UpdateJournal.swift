@@ -98,9 +98,12 @@ extension StoreTransaction {
     /// Marks an update handled: its payload cleared, the time it was handled kept. Idempotent.
     public func markHandled(_ update: Update, at date: Date) throws {
         guard let identity = update.identity else { return }
-        try db.cachedStatement(sql: """
-            INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)
-            ON CONFLICT(identity) DO UPDATE SET payload = NULL, handledAt = excluded.handledAt
-            """).run(.text(identity), .date(date))
+        // Nearly every update was journaled when it arrived: an update finds its row without
+        // an insert being tried first.
+        try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
+            .run(.date(date), .text(identity))
+        guard db.changesCount == 0 else { return }
+        try db.cachedStatement(sql: "INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)")
+            .run(.text(identity), .date(date))
     }
 }
