@@ -237,8 +237,9 @@ private struct Reader {
 
     mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONTape.Failure) {
         // Bot API answers hold about one value per 9 bytes: reserving for one per 8 saves
-        // growing the tape (a copy, and old and new at once) for nearly every answer.
-        values.reserveCapacity(max(8, bytes.count / 8))
+        // growing the tape (a copy, and old and new at once) for nearly every answer. Capped,
+        // so that a large document of long strings does not reserve far more than it needs.
+        values.reserveCapacity(min(max(8, bytes.count / 8), 1 << 16))
         readValue: while true {
             skipSpace(bytes)
             guard position < bytes.count else { throw fail("unexpected end", bytes) }
