@@ -91,12 +91,11 @@ final class GroupCommit: Sendable {
         }
     }
 
+    /// Sets the connection's `synchronous` to FULL or NORMAL, unless it is set so already.
     private func switchSyncing(to syncing: Bool, in db: Database) throws {
-        let unchanged = connectionSyncs.withLock { current in
-            defer { current = nil }  // unknown until the switch is done
-            return current == syncing
-        }
-        if !unchanged { try db.execute(sql: syncing ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL") }
+        guard connectionSyncs.withLock({ $0 }) != syncing else { return }
+        connectionSyncs.withLock { $0 = nil }  // unknown until the switch is done
+        try db.execute(sql: syncing ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         connectionSyncs.withLock { $0 = syncing }
     }
 
