@@ -4,21 +4,21 @@ import Foundation
 /// The curl thread: it owns the multi handle and every easy handle, and is the only thread
 /// that runs transfers, so none of this needs a lock. Created on that thread, never shared.
 ///
-/// It drives libcurl by events (`curl_multi_socket_action`): it polls the sockets libcurl
-/// names, and a pipe that other threads write to wake it, and tells libcurl which socket is
-/// ready or that its timer is due. libcurl then touches only that transfer, where
-/// `curl_multi_perform` would check every transfer's socket, one system call each.
+/// It drives libcurl by events (`curl_multi_socket_action`): it waits on the sockets libcurl
+/// names (`SocketEvents`), and on a pipe that other threads write to wake it, and tells
+/// libcurl which socket is ready or that its timer is due. libcurl then touches only that
+/// transfer, where `curl_multi_perform` would check every transfer's socket, one system call each.
 final class CurlLoop {
     private let driver: CurlDriver
     private let multi: UnsafeMutableRawPointer
-    /// The wake pipe: its read end is polled with the sockets.
+    /// The wake pipe: its read end is waited on with the sockets.
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// The sockets libcurl waits on, with the poll events it wants.
-    private var sockets: [Int32: Int16] = [:]
+    /// The sockets libcurl waits on, and the wake pipe.
+    private let events: SocketEvents
     /// When libcurl next wants to be called without socket activity, in `uptimeNanoseconds`.
     private var timerDue: UInt64?
-    private var pollSet: [pollfd] = []
+    private var ready: [SocketEvents.Ready] = []
     private var active: [UInt64: CurlTransfer] = [:]
     /// Easy handles kept for reuse, which saves setting one up per request.
     private var idle: [CurlTransfer] = []
@@ -47,7 +47,13 @@ final class CurlLoop {
             return
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
-        let loop = CurlLoop(driver: driver, multi: multi, wakeRead: pipeEnds[0], wakeWrite: pipeEnds[1])
+        guard let events = SocketEvents(wakeFD: pipeEnds[0]) else {
+            for end in pipeEnds { close(end) }
+            curl_multi_cleanup(multi)
+            driver.retireAndSettle(with: TransportError("could not set up the transport's event wait", requestMayHaveBeenSent: false))
+            return
+        }
+        let loop = CurlLoop(driver: driver, multi: multi, wakeRead: pipeEnds[0], wakeWrite: pipeEnds[1], events: events)
         let context = Unmanaged.passUnretained(loop).toOpaque()
         _ = ccurl_multi_setopt_socket_function(multi, { _, socket, what, context, _ in
             guard let context else { return 0 }
@@ -62,20 +68,21 @@ final class CurlLoop {
         loop.run()
     }
 
-    private init(driver: CurlDriver, multi: UnsafeMutableRawPointer, wakeRead: Int32, wakeWrite: Int32) {
+    private init(driver: CurlDriver, multi: UnsafeMutableRawPointer, wakeRead: Int32, wakeWrite: Int32, events: SocketEvents) {
         self.driver = driver
         self.multi = multi
         self.wakeRead = wakeRead
         self.wakeWrite = wakeWrite
+        self.events = events
     }
 
-    /// libcurl's socket callback: what to poll `socket` for, from now on.
+    /// libcurl's socket callback: what to wait on `socket` for, from now on.
     private func watch(_ socket: Int32, _ what: Int32) {
         switch what {
-        case CURL_POLL_IN: sockets[socket] = Int16(POLLIN)
-        case CURL_POLL_OUT: sockets[socket] = Int16(POLLOUT)
-        case CURL_POLL_INOUT: sockets[socket] = Int16(POLLIN | POLLOUT)
-        default: sockets[socket] = nil  // CURL_POLL_REMOVE
+        case CURL_POLL_IN: events.watch(socket, readable: true, writable: false)
+        case CURL_POLL_OUT: events.watch(socket, readable: false, writable: true)
+        case CURL_POLL_INOUT: events.watch(socket, readable: true, writable: true)
+        default: events.forget(socket)  // CURL_POLL_REMOVE
         }
     }
 
@@ -123,41 +130,37 @@ final class CurlLoop {
         finishCompletedTransfers()
     }
 
-    /// Polls the sockets libcurl waits on and the wake pipe until one is ready or libcurl's
+    /// Waits on the sockets libcurl waits on and the wake pipe until one is ready or libcurl's
     /// timer is due, and hands libcurl the ready sockets. The limit only guards against a lost
     /// wakeup, which the pipe rules out.
     private func waitForEvents() {
-        pollSet.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-        for (socket, events) in sockets {
-            pollSet.append(pollfd(fd: socket, events: events, revents: 0))
-        }
         var timeout: Int32 = 1000
         if let due = timerDue {
             let now = Self.now()
             timeout = due <= now ? 0 : Int32(min(1000, (due - now + 999_999) / 1_000_000))
         }
-        let ready = poll(&pollSet, nfds_t(pollSet.count), timeout)
+        ready.removeAll(keepingCapacity: true)
+        let outcome = events.wait(timeout: timeout, into: &ready)
         // Awake from here on: what the transfers below queue for this thread (the tasks their
         // answers resume) is found before the next wait, without a wakeup through the pipe.
         driver.awake()
-        if ready < 0 {
-            if errno != EINTR { usleep(10_000) }  // never spin if polling itself fails
+        if outcome.failed {
+            if errno != EINTR { usleep(10_000) }  // never spin if waiting itself fails
             return
         }
-        if pollSet[0].revents != 0 {
+        if outcome.woken {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { drain in
                 // A read that does not fill the buffer has emptied the pipe.
                 while read(wakeRead, drain.baseAddress, drain.count) == drain.count {}
             }
         }
         var running: Int32 = 0
-        for entry in pollSet.dropFirst() where entry.revents != 0 {
+        for socket in ready {
             var flags: Int32 = 0
-            if entry.revents & Int16(POLLIN | POLLHUP) != 0 { flags |= CURL_CSELECT_IN }
-            if entry.revents & Int16(POLLOUT) != 0 { flags |= CURL_CSELECT_OUT }
-            if entry.revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= CURL_CSELECT_ERR }
-            curl_multi_socket_action(multi, entry.fd, flags, &running)
+            if socket.readable { flags |= CURL_CSELECT_IN }
+            if socket.writable { flags |= CURL_CSELECT_OUT }
+            if socket.failed { flags |= CURL_CSELECT_ERR }
+            curl_multi_socket_action(multi, socket.socket, flags, &running)
         }
         finishCompletedTransfers()
         runTimerIfDue()

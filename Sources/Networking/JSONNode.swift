@@ -39,6 +39,7 @@ public struct JSONNode: Sendable {
     public var isNull: Bool { value.kind == .null }
     public var isObject: Bool { value.kind == .object }
     public var isArray: Bool { value.kind == .array }
+    public var isString: Bool { value.kind == .string }
 
     public var bool: Bool? {
         switch value.kind {
@@ -56,6 +57,9 @@ public struct JSONNode: Sendable {
         guard !value.flag, let double = tape.double(at: index) else { return nil }
         return Int64(exactly: double)
     }
+
+    /// A number written as an integer (no fraction, no exponent) that fits in 64 bits.
+    public var integer: Int64? { tape.int64(at: index) }
 
     /// Any number, rounded to the nearest `Double`; nil if it is out of `Double`'s range.
     public var double: Double? { tape.double(at: index) }

@@ -44,6 +44,35 @@ public enum JSONValue: Codable, Sendable, Equatable {
         if case .string(let value) = self { return value }
         return nil
     }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// A value read from a JSON document: a number written as an integer that fits is an
+    /// `int`, any other a `double`; a member whose key is not valid UTF-8 is left out.
+    public init(node: JSONNode) {
+        if node.isObject {
+            var members: [String: JSONValue] = [:]
+            for (key, value) in node.members {
+                if let key, members[key] == nil { members[key] = JSONValue(node: value) }
+            }
+            self = .object(members)
+        } else if node.isArray {
+            self = .array(node.elements.map(JSONValue.init(node:)))
+        } else if let bool = node.bool {
+            self = .bool(bool)
+        } else if let string = node.string {
+            self = .string(string)
+        } else if let int = node.integer {
+            self = .int(int)
+        } else if let double = node.double {
+            self = .double(double)
+        } else {
+            self = .null
+        }
+    }
 }
 
 extension JSONValue {

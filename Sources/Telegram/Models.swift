@@ -371,14 +371,21 @@ public struct SentMessage: Codable, JSONReadable, Sendable, Equatable {
     /// still sent.
     private static func largestPhoto(in sizes: JSONNode) -> String? {
         guard sizes.isArray else { return nil }
-        var best: (fileID: String, area: Double)?
+        // Only the winner's id becomes a `String`.
+        var best: (fileID: JSONNode, area: Double)?
         for size in sizes.elements {
-            guard let fileID = size["file_id"]?.string else { return nil }
+            guard let fileID = size["file_id"], fileID.isString else { return nil }
             // In Double: the product of two huge integers would overflow.
-            let area = (size["width"]?.double ?? 0) * (size["height"]?.double ?? 0)
+            let area = side(size["width"]) * side(size["height"])
             if best.map({ $0.area <= area }) ?? true { best = (fileID, area) }
         }
-        return best?.fileID
+        return best?.fileID.string
+    }
+
+    /// A width or height: a number, read as an integer where it is one; 0 if missing.
+    private static func side(_ node: JSONNode?) -> Double {
+        guard let node else { return 0 }
+        return node.int64.map(Double.init) ?? node.double ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -4,12 +4,8 @@ import Networking
 /// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
 public struct TelegramRequest<Response: JSONReadable>: Sendable {
     public let method: String
-    public var parameters: [String: JSONValue] {
-        didSet { encodedParameters = nil }
-    }
-    /// `parameters` as a JSON object, once encoded (the outbox stores them so): a call without
-    /// files sends these bytes as they are. Any change to `parameters` forgets them.
-    public var encodedParameters: Data?
+    /// The parameters as values, or as the JSON object they are sent as.
+    private var storage: Parameters
     /// Files to upload, by the name of their part (a parameter refers to one as `attach://name`,
     /// or the part takes the parameter's name). With any, the call goes as `multipart/form-data`.
     public var attachments: [String: InputFile]
@@ -20,13 +16,57 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
     /// 15 seconds, must not wait out a long 429. Nil: the retry policy alone decides.
     public var patience: Duration?
 
+    private enum Parameters: Sendable {
+        case values([String: JSONValue])
+        /// A JSON object, as built for a reply or read back from the outbox: sent as it is,
+        /// and read as values only when something asks for them.
+        case encoded(Data)
+    }
+
     public init(
         method: String, parameters: [String: JSONValue] = [:], attachments: [String: InputFile] = [:], timeout: Duration = .seconds(30)
     ) {
         self.method = method
-        self.parameters = parameters
+        self.storage = .values(parameters)
         self.attachments = attachments
         self.timeout = timeout
+    }
+
+    /// A call whose parameters are already the JSON object `encodedParameters`, which the
+    /// caller has checked is one.
+    public init(method: String, encodedParameters: Data, attachments: [String: InputFile] = [:], timeout: Duration = .seconds(30)) {
+        self.method = method
+        self.storage = .encoded(encodedParameters)
+        self.attachments = attachments
+        self.timeout = timeout
+    }
+
+    /// The call's parameters. A call built as JSON reads them from it when asked (an
+    /// adaptor that rewrites one, a form upload); setting them replaces the JSON.
+    public var parameters: [String: JSONValue] {
+        get {
+            switch storage {
+            case .values(let values): values
+            case .encoded(let json): (try? JSONNode(parsing: [UInt8](json))).map(JSONValue.init(node:))?.objectValue ?? [:]
+            }
+        }
+        set { storage = .values(newValue) }
+    }
+
+    /// `parameters` as a JSON object: the bytes it was built or stored as, or encoded now.
+    public var parametersJSON: Data {
+        switch storage {
+        case .encoded(let json): json
+        case .values(let values): Data(JSONValue.object(values).jsonBytes)
+        }
+    }
+
+    /// Encodes the parameters once and keeps them so (the outbox stores these bytes, and
+    /// the same bytes are sent); returns them.
+    public mutating func encodeParameters() -> Data {
+        let json = parametersJSON
+        storage = .encoded(json)
+        return json
     }
 
     /// The same call, giving up on waits that would take it past `patience`.
@@ -46,15 +86,13 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
 
     /// The same call, its answer read as `Other`.
     public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {
-        var copy = TelegramRequest<Other>(method: method, parameters: parameters, attachments: attachments, timeout: timeout)
+        var copy = TelegramRequest<Other>(method: method, attachments: attachments, timeout: timeout)
+        copy.storage = switch storage {
+        case .values(let values): .values(values)
+        case .encoded(let json): .encoded(json)
+        }
         copy.patience = patience
-        copy.encodedParameters = encodedParameters
         return copy
-    }
-
-    /// `parameters` as a JSON object: the bytes encoded before, or encoded now.
-    public var parametersJSON: Data {
-        encodedParameters ?? Data(JSONValue.object(parameters).jsonBytes)
     }
 
     /// The same photo call (`sendPhoto`, `editMessageMedia`) with another picture; other
@@ -136,6 +174,21 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
     }
 }
 
+extension JSONObjectWriter {
+    /// A reply's members: the message it quotes (sent even if that message is gone), its
+    /// forum topic, its keyboard.
+    fileprivate mutating func reply(to replyTo: Int64?, topic: Int64?, keyboard: InlineKeyboard?) {
+        if let topic { member("message_thread_id", topic) }
+        if let replyTo {
+            member("reply_parameters") { reply in
+                reply.member("message_id", replyTo)
+                reply.member("allow_sending_without_reply", true)
+            }
+        }
+        if let keyboard { member("reply_markup", keyboard) }
+    }
+}
+
 /// `true` results, which many Bot API methods return.
 public typealias TelegramOK = Bool
 
@@ -160,16 +213,13 @@ extension TelegramRequest {
     public static func sendMessage(
         chatID: Int64, html: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<SentMessage> {
-        var parameters: [String: JSONValue] = [
-            "chat_id": .int(chatID), "text": .string(html), "parse_mode": .string("HTML"),
-            "link_preview_options": .object(["is_disabled": .bool(true)]),
-        ]
-        if let topic { parameters["message_thread_id"] = .int(topic) }
-        if let replyTo {
-            parameters["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
-        }
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "sendMessage", parameters: parameters)
+        var json = JSONObjectWriter(capacity: html.utf8.count + 512)
+        json.member("chat_id", chatID)
+        json.member("text", html)
+        json.member("parse_mode", "HTML")
+        json.member("link_preview_options") { $0.member("is_disabled", true) }
+        json.reply(to: replyTo, topic: topic, keyboard: keyboard)
+        return .init(method: "sendMessage", encodedParameters: json.finish())
     }
 
     /// Replaces a message's text (and keyboard) in place.
@@ -184,20 +234,17 @@ extension TelegramRequest {
     public static func sendPhoto(
         chatID: Int64, photo: PhotoSource, captionHTML: String, replyTo: Int64? = nil, topic: Int64? = nil, keyboard: InlineKeyboard? = nil
     ) -> TelegramRequest<SentMessage> {
-        var parameters: [String: JSONValue] = [
-            "chat_id": .int(chatID), "caption": .string(captionHTML), "parse_mode": .string("HTML"),
-        ]
+        var json = JSONObjectWriter(capacity: captionHTML.utf8.count + 512)
+        json.member("chat_id", chatID)
+        json.member("caption", captionHTML)
+        json.member("parse_mode", "HTML")
         var attachments: [String: InputFile] = [:]
         switch photo {
         case .upload(let file): attachments["photo"] = file
-        case .fileID(let id): parameters["photo"] = .string(id)
+        case .fileID(let id): json.member("photo", id)
         }
-        if let topic { parameters["message_thread_id"] = .int(topic) }
-        if let replyTo {
-            parameters["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
-        }
-        if let keyboard { parameters["reply_markup"] = keyboard.json }
-        return .init(method: "sendPhoto", parameters: parameters, attachments: attachments)
+        json.reply(to: replyTo, topic: topic, keyboard: keyboard)
+        return .init(method: "sendPhoto", encodedParameters: json.finish(), attachments: attachments)
     }
 
     /// Replaces a photo message's photo, caption (and keyboard) in place. Telegram answers

@@ -210,18 +210,22 @@ import TestLogging
         #expect(forced.generation == 2)
     }
 
-    /// Every commit is on disk before the bot goes on, so that a power cut cannot take back a
-    /// reply's "sending" mark (GRDB's WAL setup alone would leave synchronous=NORMAL).
-    @Test func commitsAreSyncedToDisk() async throws {
+    /// A commit that asks for it is on disk before the bot goes on, so that a power cut cannot
+    /// take back a reply's "sending" mark (GRDB's WAL setup alone syncs no commit); one that
+    /// leaves its syncing to a later commit is only written.
+    @Test func commitsAreSyncedToDiskWhenTheyAskForIt() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try BotStore(path: path)
-        let mode = { @Sendable (transaction: StoreTransaction) in try Int.fetchOne(transaction.db, sql: "PRAGMA synchronous") }
-        #expect(try await store.write(mode) == 2)  // FULL
-        // A write that leaves its syncing to a later one is only written, and the next synced
-        // write syncs again.
-        #expect(try await store.write(synced: false, mode) == 1)  // NORMAL
-        #expect(try await store.write(mode) == 2)
+        let before = store.logSyncCount
+        try await store.link(telegramUser: 1, to: "RJ")
+        #expect(store.logSyncCount == before + 1)
+        try await store.write(synced: false) { try $0.link(telegramUser: 2, to: "Nico") }
+        #expect(store.logSyncCount == before + 1)
+        try await store.write { try $0.link(telegramUser: 3, to: "Ana") }
+        #expect(store.logSyncCount == before + 2)
+        // The commit itself syncs nothing (NORMAL): the sync after it does.
+        #expect(try await store.write { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") } == 1)
         #expect(try await store.write { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") } == "wal")
     }
 

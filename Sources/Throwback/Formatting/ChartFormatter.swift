@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import Networking
 import Telegram
 
 /// Renders throwbacks as plain text (console) or Telegram HTML.
@@ -7,8 +8,8 @@ import Telegram
 /// Both renderings share one layout; they differ only in markup and escaping. Long charts are
 /// cut to `maxAlbums` rows with a "…and N more" line, then further if the text would pass
 /// `maxLength` (Telegram's 4096, counted in UTF-16 units as Telegram does).
-public struct ChartFormatter: Sendable {
-    public enum Markup: Sendable {
+public struct ChartFormatter: Sendable, Hashable {
+    public enum Markup: Sendable, Hashable {
         case plain
         case telegramHTML
     }
@@ -44,10 +45,22 @@ public struct ChartFormatter: Sendable {
         }
     }
 
+    /// The summary's message. A past week's chart never changes, so neither does its text:
+    /// recent renderings are kept, and a burst of the same throwback (or the keystrokes of
+    /// an inline query) formats it once.
     public func format(_ summary: ChartSummary) -> String {
-        // One buffer for the whole message, its length in UTF-16 units kept as it grows: a
-        // reply is formatted for every throwback, and strings built piece by piece cost more
-        // than the rest of the warm path.
+        let key = Rendering(formatter: self, summary: summary)
+        if let text = Self.renderings.value(forKey: key) { return text }
+        let text = render(summary)
+        Self.renderings.set(text, forKey: key)
+        return text
+    }
+
+    /// Recent renderings, by formatter and summary: a few kilobytes.
+    private static let renderings = SharedBoundedCache<Rendering, String>(capacity: 64)
+
+    private func render(_ summary: ChartSummary) -> String {
+        // One buffer for the whole message, its length in UTF-16 units kept as it grows.
         var text = FormattedText()
         appendBold(summary.user, limit: Self.maxUserLength, to: &text)
         text.append(literal: " · ")
@@ -157,6 +170,35 @@ public struct ChartFormatter: Sendable {
         switch markup {
         case .plain: text
         case .telegramHTML: TelegramHTML.escape(text)
+        }
+    }
+}
+
+/// What a summary's rendering depends on: the formatter, and the parts of the summary its
+/// text shows. The albums' names are compared as they are; a cached chart's strings share
+/// their storage, so a hit compares pointers.
+private struct Rendering: Hashable, Sendable {
+    let formatter: ChartFormatter
+    let summary: ChartSummary
+
+    static func == (a: Rendering, b: Rendering) -> Bool {
+        let (x, y) = (a.summary, b.summary)
+        return a.formatter == b.formatter && x.user == y.user && x.range == y.range && x.yearsAgo == y.yearsAgo
+            && x.hiddenCount == y.hiddenCount && x.minimumPlayCount == y.minimumPlayCount && x.albums.count == y.albums.count
+            && zip(x.albums.prefix(a.formatter.maxAlbums), y.albums).allSatisfy { $0.artist == $1.artist && $0.name == $1.name && $0.playCount == $1.playCount }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(formatter)
+        hasher.combine(summary.user)
+        hasher.combine(summary.range)
+        hasher.combine(summary.yearsAgo)
+        hasher.combine(summary.albums.count)
+        // The first album tells most weeks apart; equality checks the rest.
+        if let first = summary.albums.first {
+            hasher.combine(first.artist)
+            hasher.combine(first.name)
+            hasher.combine(first.playCount)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Networking
 import Telegram
 
 /// The outbox: every message the bot sends, as rows of `outbox` that move from pending to
@@ -17,8 +18,7 @@ extension StoreTransaction {
         return try messages.map { message in
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
-            let parameters = message.request.parametersJSON
-            message.request.encodedParameters = parameters
+            let parameters = message.request.encodeParameters()
             try insert.run(.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt))
             message.id = db.lastInsertedRowID
             try insertBody.run(
@@ -146,15 +146,14 @@ enum OutboxCoding {
     static func message(_ row: Row) -> OutboxMessage? {
         let encoded = row["parameters"] as Data? ?? Data()
         guard let kind = (row["kind"] as String?).flatMap(OutboxMessage.Kind.init), let method = row["method"] as String?,
-              let parameters = try? JSONDecoder().decode([String: JSONValue].self, from: encoded),
+              (try? JSONNode(parsing: [UInt8](encoded)))?.isObject == true,
               let expiresAt = (row["expiresAt"] as StoredDate?)?.date
         else { return nil }
         var message = OutboxMessage(
-            chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, parameters: parameters),
+            chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, encodedParameters: encoded),
             collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
         )
         message.id = row["id"]
-        message.request.encodedParameters = encoded
         message.uploadInRow = row["uploads"]
         return message
     }

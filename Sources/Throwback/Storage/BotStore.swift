@@ -33,10 +33,11 @@ public struct BotStore: Sendable {
         let pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB puts a pool in WAL mode with synchronous=NORMAL, under which a power cut can
         // undo the last commits: a reply's "sending" mark among them, and the reply would go
-        // out again. FULL syncs the log at every commit: the migrations get it, and `write`
-        // chooses per commit.
+        // out again. The migrations run with FULL, which syncs the log at every commit; then
+        // `write` syncs the commits that ask for it (`GroupCommit`).
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try self.init(writer: pool, migrating: migrating)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     }
 
     private init(writer: any DatabaseWriter, migrating: Bool = true) throws {
@@ -44,6 +45,9 @@ public struct BotStore: Sendable {
         commits = GroupCommit(writer: writer)
         if migrating { try Self.migrator.migrate(database) }
     }
+
+    /// How many commits were synced to disk after they were written (for tests).
+    var logSyncCount: Int { commits.syncCount }
 
     /// A database that lives in memory only, for the console and tests.
     public static func inMemory() throws -> BotStore {

@@ -1,4 +1,6 @@
 import GRDB
+import GRDBSQLite
+import Logging
 import Synchronization
 
 /// Writes from many tasks committed together: every write asked for while a commit is under
@@ -12,11 +14,15 @@ import Synchronization
 /// own, so that only the failing one fails. A write's body must therefore do nothing but
 /// database work (it may run twice, the first time rolled back).
 ///
-/// A transaction is synced to disk (`synchronous=FULL`) when one of its writes asks for it,
-/// and only written otherwise (`NORMAL`): a later synced commit carries it to disk with its
-/// own, since the log is one file written in order. A write that nobody sees the effect of
-/// before a synced one (an update's handled mark and its replies, which the outbox's
-/// "sending" mark syncs before they go) spares the bot an `fsync`.
+/// The writer connection runs with `synchronous=NORMAL`: a commit is written to the log and
+/// not synced. A transaction one of whose writes asks for it is synced to disk right after
+/// its commit, before any of its writers goes on, by the log's own `xSync` (what `FULL` does
+/// inside the commit); a later synced commit carries the unsynced ones before it to disk
+/// with its own, since the log is one file written in order. A write that nobody sees the
+/// effect of before a synced one (an update's handled mark and its replies, which the
+/// outbox's "sending" mark syncs before they go) spares the bot an `fsync`. (Switching the
+/// `synchronous` setting per commit instead cost a `PRAGMA`, which SQLite compiles anew
+/// every time it runs.)
 final class GroupCommit: Sendable {
     private struct Queue: Sendable {
         var pending: [Write] = []
@@ -25,13 +31,18 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Mutex(Queue())
-    /// Whether the writer connection syncs its commits now (nil: unknown). Switched only when a
-    /// batch needs the other setting: SQLite compiles a `PRAGMA` anew every time it runs.
-    private let connectionSyncs = Mutex<Bool?>(nil)
+    /// How many times the log was synced after a commit: for tests.
+    private let logSyncs = Atomic<Int>(0)
 
-    init(writer: any DatabaseWriter) {
+    private let logger: Logger
+
+    init(writer: any DatabaseWriter, logger: Logger = Logger(label: "store")) {
         self.writer = writer
+        self.logger = logger
     }
+
+    /// How many times a commit was followed by a sync of the log.
+    var syncCount: Int { logSyncs.load(ordering: .relaxed) }
 
     /// Runs `body` in the next shared transaction and returns its result once committed, and
     /// once on disk unless `synced` is false.
@@ -79,7 +90,6 @@ final class GroupCommit: Sendable {
     /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
     /// `syncing` says whether the commit is synced to disk.
     private func commit(_ writes: [Write], in db: Database, syncing: Bool) throws {
-        try switchSyncing(to: syncing, in: db)
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         do {
             for write in writes { try write.run(db) }
@@ -89,14 +99,25 @@ final class GroupCommit: Sendable {
             if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
             throw error
         }
+        if syncing { syncLog(of: db) }
     }
 
-    /// Sets the connection's `synchronous` to FULL or NORMAL, unless it is set so already.
-    private func switchSyncing(to syncing: Bool, in db: Database) throws {
-        guard connectionSyncs.withLock({ $0 }) != syncing else { return }
-        connectionSyncs.withLock { $0 = nil }  // unknown until the switch is done
-        try db.execute(sql: syncing ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-        connectionSyncs.withLock { $0 = syncing }
+    /// Syncs the write-ahead log to disk, through the file SQLite writes it with: what a
+    /// commit under `synchronous=FULL` does before it returns. A database in memory has no log.
+    ///
+    /// A failed sync cannot take the commit back, so its writes still count as done (running
+    /// them again would do them twice); the disk is failing, and the log says so.
+    private func syncLog(of db: Database) {
+        var log: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_JOURNAL_POINTER, &log)
+        guard found == SQLITE_OK, let log, let sync = log.pointee.pMethods?.pointee.xSync else { return }
+        let code = sync(log, SQLITE_SYNC_NORMAL)
+        guard code == SQLITE_OK else {
+            return logger.critical("could not sync the database's log to disk; a power cut could undo the last changes", metadata: [
+                "code": "\(code)",
+            ])
+        }
+        logSyncs.add(1, ordering: .relaxed)
     }
 
     private func nextBatch() -> [Write]? {

@@ -30,25 +30,29 @@ struct StoredDate: DatabaseValueConvertible {
         let day = UTCDateTime(days: days, secondsIntoDay: Double(second))
         // Written digit by digit into the string's own storage: every stored row has a date or two.
         // Years before 1 AD never come up (dates are now, or a Last.fm week): four digits or more.
-        let fields: [(value: Int64, width: Int, separator: UInt8)] = [
-            (Int64(day.year.magnitude), max(4, Self.digits(Int64(day.year.magnitude))), UInt8(ascii: "-")),
-            (Int64(day.month), 2, UInt8(ascii: "-")), (Int64(day.day), 2, UInt8(ascii: " ")), (Int64(day.hour), 2, UInt8(ascii: ":")),
-            (Int64(day.minute), 2, UInt8(ascii: ":")), (second % 60, 2, UInt8(ascii: ".")), (millisecond, 3, 0),
-        ]
-        return String(unsafeUninitializedCapacity: fields.reduce(0) { $0 + $1.width + 1 }) { out in
+        let year = Int64(day.year.magnitude)
+        let yearWidth = max(4, Self.digits(year))
+        return String(unsafeUninitializedCapacity: yearWidth + 19) { out in
             var position = 0
-            for field in fields {
-                var value = field.value
-                for digit in (position..<(position + field.width)).reversed() {
+            func field(_ value: Int64, width: Int, then separator: UInt8?) {
+                var value = value
+                for digit in (position..<(position + width)).reversed() {
                     out[digit] = UInt8(ascii: "0") + UInt8(value % 10)
                     value /= 10
                 }
-                position += field.width
-                if field.separator != 0 {
-                    out[position] = field.separator
+                position += width
+                if let separator {
+                    out[position] = separator
                     position += 1
                 }
             }
+            field(year, width: yearWidth, then: UInt8(ascii: "-"))
+            field(Int64(day.month), width: 2, then: UInt8(ascii: "-"))
+            field(Int64(day.day), width: 2, then: UInt8(ascii: " "))
+            field(second / 3600, width: 2, then: UInt8(ascii: ":"))
+            field(second / 60 % 60, width: 2, then: UInt8(ascii: ":"))
+            field(second % 60, width: 2, then: UInt8(ascii: "."))
+            field(millisecond, width: 3, then: nil)
             return position
         }
     }
