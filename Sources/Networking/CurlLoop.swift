@@ -315,6 +315,9 @@ final class CurlTransfer {
     var id: UInt64 = 0
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var headers: UnsafeMutablePointer<curl_slist>?
+    /// The request headers `headers` was built for, and whether with a body: the next request
+    /// with the same (nearly every one, a JSON call) reuses the list.
+    private var headersFor: (fields: [String: String], body: Bool)?
     private var body = Data()
     private var maxBytes = 0
     private var tooLarge = false
@@ -400,12 +403,17 @@ final class CurlTransfer {
             options.check(request.method.withCString { ccurl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, $0) })
         }
 
-        for (name, value) in request.headers {
-            // "Name:" would remove a header of libcurl's; "Name;" sends it empty.
-            appendHeader(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        if headersFor.map({ $0.body != hasBody || $0.fields != request.headers }) ?? true {
+            curl_slist_free_all(headers)
+            headers = nil
+            for (name, value) in request.headers {
+                // "Name:" would remove a header of libcurl's; "Name;" sends it empty.
+                appendHeader(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            // Otherwise libcurl holds back a large body for up to a second, awaiting "100 Continue".
+            if hasBody { appendHeader("Expect:") }
+            headersFor = (request.headers, hasBody)
         }
-        // Otherwise libcurl holds back a large body for up to a second, awaiting "100 Continue".
-        if hasBody { appendHeader("Expect:") }
         if let headers {
             options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
         }
@@ -507,8 +515,6 @@ final class CurlTransfer {
             curl_easy_reset(easy)
             handleConfigured = false
         }
-        curl_slist_free_all(headers)
-        headers = nil
         body = Data()
         tooLarge = false
         reachedSending = false

@@ -1,11 +1,19 @@
 import Foundation
 import Networking
 
+/// A call's parameters as values, or as the JSON object they are sent as: one built for a
+/// reply, or read back from the outbox, is sent as it is and read as values only when
+/// something asks for them. Outside `TelegramRequest`, so that it is not generic.
+private enum RequestParameters: Sendable {
+    case values([String: JSONValue])
+    case encoded(Data)
+}
+
 /// One typed Bot API call: a method name, its JSON parameters, and any files to upload.
 public struct TelegramRequest<Response: JSONReadable>: Sendable {
     public let method: String
     /// The parameters as values, or as the JSON object they are sent as.
-    private var storage: Parameters
+    private var storage: RequestParameters
     /// Files to upload, by the name of their part (a parameter refers to one as `attach://name`,
     /// or the part takes the parameter's name). With any, the call goes as `multipart/form-data`.
     public var attachments: [String: InputFile]
@@ -15,13 +23,6 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
     /// it gives up: interactive calls, such as answering a button press within Telegram's
     /// 15 seconds, must not wait out a long 429. Nil: the retry policy alone decides.
     public var patience: Duration?
-
-    private enum Parameters: Sendable {
-        case values([String: JSONValue])
-        /// A JSON object, as built for a reply or read back from the outbox: sent as it is,
-        /// and read as values only when something asks for them.
-        case encoded(Data)
-    }
 
     public init(
         method: String, parameters: [String: JSONValue] = [:], attachments: [String: InputFile] = [:], timeout: Duration = .seconds(30)
@@ -87,10 +88,7 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
     /// The same call, its answer read as `Other`.
     public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {
         var copy = TelegramRequest<Other>(method: method, attachments: attachments, timeout: timeout)
-        copy.storage = switch storage {
-        case .values(let values): .values(values)
-        case .encoded(let json): .encoded(json)
-        }
+        copy.storage = storage
         copy.patience = patience
         return copy
     }

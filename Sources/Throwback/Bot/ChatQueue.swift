@@ -73,10 +73,14 @@ final class ChatQueue: Sendable {
     /// The next update for a worker, or nil once the queue is closed. The update's chat is
     /// the worker's until it calls `done(chat:)`.
     func next() async -> Work? {
-        let id = state.withLock { state in
+        // Without a suspension when an update is ready, as in a burst.
+        let ready = state.withLock { state -> (work: Work?, id: Int) in
+            if !state.closed, !Task.isCancelled, let work = Self.take(&state) { return (work, 0) }
             state.nextWaiterID += 1
-            return state.nextWaiterID
+            return (nil, state.nextWaiterID)
         }
+        if let work = ready.work { return work }
+        let id = ready.id
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let outcome = state.withLock { state -> Work?? in

@@ -1,11 +1,15 @@
 import Networking
+import Synchronization
 
 /// Token buckets per Telegram user and per chat: a burst, then a sustained rate, in the
 /// spirit of fmbot's 13 commands per 10 s and 35 per 40 s, so that a person exploring with
 /// commands and ◀ ▶ never notices a limit. Someone who floods is told once per window to
 /// slow down, then ignored until the window passes; other people are unaffected unless the
 /// whole chat is over its own limit. Idle buckets are forgotten, so memory stays bounded.
-public actor RateLimitGuard: CommandGuard {
+///
+/// Every command passes it: its state is behind a lock rather than an actor, which would
+/// cost each command two hops.
+public final class RateLimitGuard: CommandGuard {
     /// A burst of `burst` commands, refilled at `perMinute` a minute.
     public struct Rate: Sendable, Equatable, CustomStringConvertible {
         public var burst: Int
@@ -38,47 +42,52 @@ public actor RateLimitGuard: CommandGuard {
         case chat(Int64)
     }
 
-    public nonisolated var runsBeforeParsing: Bool { true }
+    public var runsBeforeParsing: Bool { true }
+
+    private struct State {
+        var buckets: BoundedCache<Key, TokenBucketState>
+        /// When each silenced key may be told again.
+        var silencedUntil: BoundedCache<Key, Duration>
+    }
 
     private let limits: Limits
     private let clock: ElapsedClock
-    private var buckets: BoundedCache<Key, TokenBucketState>
-    /// When each silenced key may be told again.
-    private var silencedUntil: BoundedCache<Key, Duration>
+    private let state: Mutex<State>
 
     /// - Parameter capacity: how many users and chats are tracked at once; the least recently
     ///   active are forgotten first (an idle bucket is full again anyway).
     public init(limits: Limits = Limits(), clock: any Clock<Duration> = ContinuousClock(), capacity: Int = 20_000) {
         self.limits = limits
         self.clock = ElapsedClock(clock)
-        self.buckets = BoundedCache(capacity: capacity)
-        self.silencedUntil = BoundedCache(capacity: capacity)
+        self.state = Mutex(State(buckets: BoundedCache(capacity: capacity), silencedUntil: BoundedCache(capacity: capacity)))
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
         let now = clock.elapsed()
-        if case .denied(let wait) = take(.user(invocation.senderKey), limits.user, now: now) {
-            return deny(.user(invocation.senderKey), wait: wait, who: "you", now: now)
+        return state.withLock { state in
+            if case .denied(let wait) = Self.take(.user(invocation.senderKey), limits.user, now: now, in: &state) {
+                return Self.deny(.user(invocation.senderKey), wait: wait, who: "you", now: now, in: &state)
+            }
+            if case .denied(let wait) = Self.take(.chat(invocation.chatID), limits.chat, now: now, in: &state) {
+                return Self.deny(.chat(invocation.chatID), wait: wait, who: "this chat", now: now, in: &state)
+            }
+            return .allow(invocation)
         }
-        if case .denied(let wait) = take(.chat(invocation.chatID), limits.chat, now: now) {
-            return deny(.chat(invocation.chatID), wait: wait, who: "this chat", now: now)
-        }
-        return .allow(invocation)
     }
 
-    private func take(_ key: Key, _ rate: Rate, now: Duration) -> TokenDecision {
-        var bucket = buckets.value(forKey: key, now: now)
+    private static func take(_ key: Key, _ rate: Rate, now: Duration, in state: inout State) -> TokenDecision {
+        var bucket = state.buckets.value(forKey: key, now: now)
             ?? TokenBucketState(capacity: rate.burst, refill: rate.perMinute, per: .seconds(60), now: now)
         let decision = bucket.tryTake(now: now)
         // Once full again, the bucket is no different from a new one: let it expire then.
-        buckets.set(bucket, forKey: key, expiresAt: now + bucket.timeUntilFull(now: now))
+        state.buckets.set(bucket, forKey: key, expiresAt: now + bucket.timeUntilFull(now: now))
         return decision
     }
 
     /// Says "slow down" once, then stays silent until the wait is over.
-    private func deny(_ key: Key, wait: Duration, who: String, now: Duration) -> GuardDecision {
-        if silencedUntil.value(forKey: key, now: now) != nil { return .ignore }
-        silencedUntil.set(now + wait, forKey: key, expiresAt: now + wait)
+    private static func deny(_ key: Key, wait: Duration, who: String, now: Duration, in state: inout State) -> GuardDecision {
+        if state.silencedUntil.value(forKey: key, now: now) != nil { return .ignore }
+        state.silencedUntil.set(now + wait, forKey: key, expiresAt: now + wait)
         let seconds = max(1, Int(wait.seconds.rounded(.up)))
         return .deny("Slow down, \(who) sent too many commands: try again in \(seconds)s.")
     }

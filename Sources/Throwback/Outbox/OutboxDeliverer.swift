@@ -163,6 +163,8 @@ public final class OutboxDeliverer: Sendable {
     /// Returns once fewer than `maxWaiting` messages wait in memory: intake waits here, so
     /// that a burst waits at Telegram rather than in this process.
     public func waitForRoom() async {
+        // Without a suspension when there is room, as there nearly always is.
+        if state.withLock({ $0.waiting < settings.maxWaiting || $0.stopping }) { return }
         await withCheckedContinuation { continuation in
             let room = state.withLock { state -> Bool in
                 guard state.waiting >= settings.maxWaiting, !state.stopping else { return true }
@@ -396,7 +398,8 @@ public final class OutboxDeliverer: Sendable {
         let room = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             let chat = message.chatID
             state.sending -= 1
-            guard var lane = state.lanes[chat] else { return [] }
+            // Taken out while it changes, so that its queue is not copied.
+            guard var lane = state.lanes.removeValue(forKey: chat) else { return [] }
             lane.sending = false
             switch step {
             case .done:
@@ -406,9 +409,7 @@ public final class OutboxDeliverer: Sendable {
                     state.waiting -= 1
                 }
                 state.known.remove(message.id)
-                if lane.queue.isEmpty {
-                    state.lanes[chat] = nil
-                } else {
+                if !lane.queue.isEmpty {
                     state.lanes[chat] = lane
                     state.ready.append(chat)
                 }
