@@ -12,18 +12,18 @@ public struct CircuitBreakingLastFMClient: LastFMClient {
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
-        guard await breaker.permit() else {
+        guard breaker.permit() else {
             throw LastFMError.temporarilyUnavailable("circuit open")
         }
         do {
             let value = try await base.send(call)
-            await breaker.recordSuccess()
+            breaker.recordSuccess()
             return value
         } catch let error as LastFMError {
-            if error.isServiceFailure { await breaker.recordFailure() } else { await breaker.recordSuccess() }
+            if error.isServiceFailure { breaker.recordFailure() } else { breaker.recordSuccess() }
             throw error
         } catch {
-            await breaker.recordAbandoned()
+            breaker.recordAbandoned()
             throw error
         }
     }

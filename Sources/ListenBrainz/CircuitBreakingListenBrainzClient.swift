@@ -12,16 +12,16 @@ public struct CircuitBreakingListenBrainzClient: ListenBrainzClient {
     }
 
     public func listens(_ request: ListensRequest) async throws -> ListensPage {
-        guard await breaker.permit() else { throw ListenBrainzError.temporarilyUnavailable("circuit open") }
+        guard breaker.permit() else { throw ListenBrainzError.temporarilyUnavailable("circuit open") }
         do {
             let page = try await base.listens(request)
-            await breaker.recordSuccess()
+            breaker.recordSuccess()
             return page
         } catch let error as ListenBrainzError {
-            if error.isServiceFailure { await breaker.recordFailure() } else { await breaker.recordSuccess() }
+            if error.isServiceFailure { breaker.recordFailure() } else { breaker.recordSuccess() }
             throw error
         } catch {
-            await breaker.recordAbandoned()
+            breaker.recordAbandoned()
             throw error
         }
     }

@@ -1,22 +1,31 @@
+import Synchronization
+
 /// A circuit breaker, fed by a client adaptor: after `failureThreshold` failures in a row
 /// it opens, and callers are refused at once without asking the service. After
 /// `cooldown` it half-opens: exactly one call is let through as a trial, and its outcome
 /// closes the breaker or opens it again. Other calls are refused while the trial runs.
-public actor CircuitBreaker {
+///
+/// Every command asks it first (`LastFMHealthGuard`): its state is behind a lock, which
+/// costs less than the two hops of an actor.
+public final class CircuitBreaker: Sendable {
     public enum State: String, Sendable, Equatable {
         case closed
         case open
         case halfOpen = "half-open"
     }
 
+    private struct Counts {
+        var failures = 0
+        var openedAt: Duration?
+        var trialRunning = false
+        var reported = State.closed
+    }
+
     private let failureThreshold: Int
     private let cooldown: Duration
     private let clock: ElapsedClock
-    private var failures = 0
-    private var openedAt: Duration?
-    private var trialRunning = false
+    private let counts = Mutex(Counts())
     private let onChange: @Sendable (State) -> Void
-    private var reported = State.closed
 
     /// - Parameter onChange: told of each change between closed and open, for metrics and logs.
     public init(
@@ -31,50 +40,66 @@ public actor CircuitBreaker {
 
     /// The state now; an open breaker turns half-open once its cooldown has passed.
     public var state: State {
-        guard let openedAt else { return .closed }
-        return clock.elapsed() - openedAt >= cooldown ? .halfOpen : .open
+        counts.withLock { state(of: $0) }
     }
 
     /// Whether a call may go ahead now. In the half-open state the first caller gets the
     /// trial; it must report its outcome with `recordSuccess`, `recordFailure` or `recordAbandoned`.
     public func permit() -> Bool {
-        switch state {
-        case .closed:
-            return true
-        case .open:
-            return false
-        case .halfOpen:
-            guard !trialRunning else { return false }
-            trialRunning = true
-            return true
+        counts.withLock { counts in
+            switch state(of: counts) {
+            case .closed:
+                return true
+            case .open:
+                return false
+            case .halfOpen:
+                guard !counts.trialRunning else { return false }
+                counts.trialRunning = true
+                return true
+            }
         }
     }
 
     public func recordSuccess() {
-        failures = 0
-        openedAt = nil
-        trialRunning = false
-        report()
+        report(counts.withLock { counts in
+            counts.failures = 0
+            counts.openedAt = nil
+            counts.trialRunning = false
+            return change(&counts)
+        })
     }
 
     public func recordFailure() {
-        failures += 1
-        if state == .halfOpen || failures >= failureThreshold {
-            openedAt = clock.elapsed()
-        }
-        trialRunning = false
-        report()
+        report(counts.withLock { counts in
+            counts.failures += 1
+            if state(of: counts) == .halfOpen || counts.failures >= failureThreshold {
+                counts.openedAt = clock.elapsed()
+            }
+            counts.trialRunning = false
+            return change(&counts)
+        })
     }
 
     /// A permitted call ended without an outcome (it was cancelled): the trial is free again.
     public func recordAbandoned() {
-        trialRunning = false
+        counts.withLock { $0.trialRunning = false }
     }
 
-    private func report() {
-        let now: State = openedAt == nil ? .closed : .open
-        guard now != reported else { return }
-        reported = now
-        onChange(now)
+    private func state(of counts: Counts) -> State {
+        guard let openedAt = counts.openedAt else { return .closed }
+        return clock.elapsed() - openedAt >= cooldown ? .halfOpen : .open
+    }
+
+    /// The change between closed and open not reported yet, if any; it is reported now.
+    private func change(_ counts: inout Counts) -> State? {
+        let now: State = counts.openedAt == nil ? .closed : .open
+        guard now != counts.reported else { return nil }
+        counts.reported = now
+        return now
+    }
+
+    /// Tells `onChange`, outside the lock: it logs and counts.
+    private func report(_ change: State?) {
+        if let change { onChange(change) }
     }
 }

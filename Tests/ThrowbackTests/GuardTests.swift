@@ -78,22 +78,22 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         let clock = TestClock()
         let breaker = CircuitBreaker(failureThreshold: 3, cooldown: .seconds(60), clock: clock)
         let healthy = LastFMHealthGuard(breaker: breaker)
-        for _ in 0..<2 { await breaker.recordFailure() }
-        #expect(await breaker.state == .closed)
-        await breaker.recordFailure()
-        #expect(await breaker.state == .open)
+        for _ in 0..<2 { breaker.recordFailure() }
+        #expect(breaker.state == .closed)
+        breaker.recordFailure()
+        #expect(breaker.state == .open)
         #expect(await healthy.check(invocation()) == .deny("Last.fm is having trouble, try again in a minute."))
         await clock.advance(by: .seconds(60))
-        #expect(await breaker.state == .halfOpen)
+        #expect(breaker.state == .halfOpen)
         #expect(await healthy.check(invocation()) == .allow(invocation()))
         // Half-open lets exactly one trial through.
-        #expect(await breaker.permit())
-        #expect(await !breaker.permit())
-        await breaker.recordFailure()
-        #expect(await breaker.state == .open)
+        #expect(breaker.permit())
+        #expect(!breaker.permit())
+        breaker.recordFailure()
+        #expect(breaker.state == .open)
         await clock.advance(by: .seconds(60))
-        await breaker.recordSuccess()
-        #expect(await breaker.state == .closed)
+        breaker.recordSuccess()
+        #expect(breaker.state == .closed)
     }
 
     @Test func theAdaptorFailsFastWhileOpenAndCountsOnlyServiceFailures() async throws {
@@ -105,12 +105,12 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         ], fallback: .respond(status: 200, body: #"{"weeklychartlist":{"chart":[]}}"#))
         let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker)
         for _ in 0..<3 { _ = try? await lastFM.weeklyChartList(user: "rj") }
-        #expect(await breaker.state == .open)
+        #expect(breaker.state == .open)
         await #expect(throws: LastFMError.temporarilyUnavailable("circuit open")) { try await lastFM.weeklyChartList(user: "rj") }
         #expect(transport.requests.count == 3)
         await clock.advance(by: .seconds(60))
         #expect(try await lastFM.weeklyChartList(user: "rj").isEmpty)
-        #expect(await breaker.state == .closed)
+        #expect(breaker.state == .closed)
     }
 }
 
@@ -118,7 +118,7 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
     @Test func concurrentCallsInTheHalfOpenStateSendOneTrial() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(60), clock: clock)
-        await breaker.recordFailure()
+        breaker.recordFailure()
         await clock.advance(by: .seconds(60))
         let gate = Gate()
         let transport = GatedTransport(gate: gate, body: #"{"weeklychartlist":{"chart":[]}}"#)
@@ -131,17 +131,17 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         await gate.open()
         #expect(try await trial.value.isEmpty)
         #expect(transport.count == 1)
-        #expect(await breaker.state == .closed)
+        #expect(breaker.state == .closed)
     }
 
     @Test func aCancelledTrialFreesTheTrial() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(60), clock: clock)
-        await breaker.recordFailure()
+        breaker.recordFailure()
         await clock.advance(by: .seconds(60))
-        #expect(await breaker.permit())
-        await breaker.recordAbandoned()
-        #expect(await breaker.permit())
+        #expect(breaker.permit())
+        breaker.recordAbandoned()
+        #expect(breaker.permit())
     }
 }
 

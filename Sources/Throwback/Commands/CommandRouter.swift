@@ -117,14 +117,14 @@ public struct CommandRouter: Sendable {
     /// Checks the guards and runs the command.
     public func run(_ command: any Command, _ invocation: CommandInvocation) async -> CommandResult {
         do {
-            var invocation = try await Self.check(command.guards.filter(\.runsBeforeParsing), invocation)
+            var invocation = try await Self.check(command.guards, invocation, beforeParsing: true)
             switch command.parse(invocation) {
             case .success(let parsed): invocation = parsed
             case .failure(let error):
                 observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .usage))
                 return .reply(.text(command.spec.usageMessage(error)))
             }
-            invocation = try await Self.check(command.guards.filter { !$0.runsBeforeParsing }, invocation)
+            invocation = try await Self.check(command.guards, invocation, beforeParsing: false)
             observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .ran))
             return await command.execute(invocation)
         } catch {
@@ -136,10 +136,13 @@ public struct CommandRouter: Sendable {
     /// The name a refusal on arrival is counted under.
     private var admissionName: String { admission.map { "\(type(of: $0))" } ?? "" }
 
-    /// Runs guards in order; the first refusal ends the command.
-    private static func check(_ guards: [any CommandGuard], _ invocation: CommandInvocation) async throws(Refusal) -> CommandInvocation {
+    /// Runs guards in order (only those that run before parsing, or only the others, if
+    /// `beforeParsing` says which); the first refusal ends the command.
+    private static func check(
+        _ guards: [any CommandGuard], _ invocation: CommandInvocation, beforeParsing: Bool? = nil
+    ) async throws(Refusal) -> CommandInvocation {
         var invocation = invocation
-        for guardian in guards {
+        for guardian in guards where beforeParsing.map({ guardian.runsBeforeParsing == $0 }) ?? true {
             switch await guardian.check(invocation) {
             case .allow(let refined): invocation = refined
             case .deny(let reason): throw Refusal(reply: .text(reason), guardName: "\(type(of: guardian))")

@@ -10,6 +10,6 @@ public struct LastFMHealthGuard: CommandGuard {
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
-        await breaker.state == .open ? .deny(LastFMError.temporarilyUnavailable("circuit open").userMessage) : .allow(invocation)
+        breaker.state == .open ? .deny(LastFMError.temporarilyUnavailable("circuit open").userMessage) : .allow(invocation)
     }
 }

@@ -1,13 +1,17 @@
 import Foundation
 import LastFM
 import Networking
+import Synchronization
 
 /// Checks a listener's name (`alice` on Last.fm, `lb:bob`, `librefm:carol`): syntax first,
 /// then existence with its own service (Last.fm's `user.getInfo`, ListenBrainz's listens).
 /// Answers are cached, "not found" too for a short while, and the invocation continues with
 /// the name as stored: the service's spelling, with the source's prefix unless it is Last.fm.
-public actor ValidListenerGuard: CommandGuard {
-    private enum Answer {
+///
+/// Every throwback passes it: its answers are behind a lock rather than an actor, which would
+/// cost each command two hops.
+public final class ValidListenerGuard: CommandGuard {
+    private enum Answer: Sendable {
         case exists(String)
         /// The service's "no such user", as the person reads it.
         case notFound(String)
@@ -18,10 +22,10 @@ public actor ValidListenerGuard: CommandGuard {
     private let foundLifetime: Duration
     private let notFoundLifetime: Duration
     private let unknownUserHint: String?
-    private var answers: BoundedCache<String, Answer>
+    private let answers: SharedBoundedCache<String, Answer>
 
     /// A guard for Last.fm names only.
-    public init(
+    public convenience init(
         lastFM: any LastFMClient, clock: any Clock<Duration> = ContinuousClock(),
         foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
         unknownUserHint: String? = nil
@@ -43,7 +47,7 @@ public actor ValidListenerGuard: CommandGuard {
         self.clock = ElapsedClock(clock)
         self.foundLifetime = foundLifetime
         self.notFoundLifetime = notFoundLifetime
-        self.answers = BoundedCache(capacity: capacity)
+        self.answers = SharedBoundedCache(capacity: capacity)
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
