@@ -41,7 +41,8 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
             key += "|"
             key += name
             key += "="
-            key += value.lowercased()
+            // Nearly every value is lowercase ASCII already, which `lowercased()` would copy.
+            key += value.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? value : value.lowercased()
         }
         return key
     }

@@ -32,6 +32,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if reread != value {
         violated("JSONValue's JSON reads back different", "wrote: \(String(decoding: written, as: UTF8.self))")
     }
+    // How a request's parameters are read back from the JSON they were written as.
+    if JSONValue(node: back) != value {
+        violated("JSONValue(node:) reads the bot's own JSON back different", "wrote: \(String(decoding: written, as: UTF8.self))")
+    }
     return 0
 }
 

@@ -99,6 +99,35 @@ private func requestBodyRoundTrip(_ text: String) {
     guard let back = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), back == body else {
         violated("a request body does not read back as written", String(decoding: bytes, as: UTF8.self))
     }
+    // Replies are written straight to JSON, with the text in every place a reply puts it
+    // (as a button's label too); read back, as Foundation reads them and as the bot reads
+    // its own (`parameters`), they hold the same values.
+    let keyboard = InlineKeyboard(rows: [[.init(text: text, callbackData: "tb|2|" + text)], [.init(text: "▶", callbackData: text)]])
+    let replyTo = Int64(text.utf8.count) - 3
+    let requests: [(TelegramRequest<SentMessage>, [String: JSONValue])] = [
+        (.sendMessage(chatID: Int64.min, html: text, replyTo: replyTo, topic: Int64.max, keyboard: keyboard), [
+            "chat_id": .int(Int64.min), "text": .string(text), "parse_mode": .string("HTML"),
+            "link_preview_options": .object(["is_disabled": .bool(true)]), "message_thread_id": .int(Int64.max),
+        ]),
+        (.sendPhoto(chatID: 0, photo: .fileID(text), captionHTML: text, replyTo: replyTo, keyboard: keyboard), [
+            "chat_id": .int(0), "caption": .string(text), "parse_mode": .string("HTML"), "photo": .string(text),
+        ]),
+    ]
+    let markup = JSONValue.object(["inline_keyboard": .array(keyboard.rows.map { row in
+        .array(row.map { .object(["text": .string($0.text), "callback_data": .string($0.callbackData)]) })
+    })])
+    for (request, fields) in requests {
+        var expected = fields
+        expected["reply_parameters"] = .object(["message_id": .int(replyTo), "allow_sending_without_reply": .bool(true)])
+        expected["reply_markup"] = markup
+        let json = request.parametersJSON
+        guard let foundation = try? JSONDecoder().decode(JSONValue.self, from: json), foundation == .object(expected) else {
+            violated("\(request.method)'s body does not read back as written", String(decoding: json, as: UTF8.self))
+        }
+        if request.parameters != expected {
+            violated("\(request.method)'s parameters do not read back from its body", String(decoding: json, as: UTF8.self))
+        }
+    }
 }
 
 /// The executable's entry point under SwiftPM's name for it; libFuzzer takes over from here.

@@ -188,18 +188,13 @@ private struct Rendering: Hashable, Sendable {
             && zip(x.albums.prefix(a.formatter.maxAlbums), y.albums).allSatisfy { $0.artist == $1.artist && $0.name == $1.name && $0.playCount == $1.playCount }
     }
 
+    /// The user and the week tell renderings apart; equality checks the albums.
     func hash(into hasher: inout Hasher) {
         hasher.combine(formatter)
         hasher.combine(summary.user)
         hasher.combine(summary.range)
         hasher.combine(summary.yearsAgo)
-        hasher.combine(summary.albums.count)
-        // The first album tells most weeks apart; equality checks the rest.
-        if let first = summary.albums.first {
-            hasher.combine(first.artist)
-            hasher.combine(first.name)
-            hasher.combine(first.playCount)
-        }
+        hasher.combine(summary.minimumPlayCount)
     }
 }
 

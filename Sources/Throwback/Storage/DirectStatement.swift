@@ -37,37 +37,52 @@ extension Statement {
     private func step(_ values: [SQLiteValue]) throws -> Bool {
         let statement = sqliteStatement
         sqlite3_reset(statement)
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch value {
-            case .integer(let number):
-                code = sqlite3_bind_int64(statement, index, number)
-            case .text(var text):
-                code = text.withUTF8 { utf8 in
-                    // An empty string's buffer may have no address: SQLite then binds NULL.
-                    utf8.withMemoryRebound(to: CChar.self) { chars in
-                        chars.baseAddress.map { sqlite3_bind_text(statement, index, $0, Int32(chars.count), transient) }
-                            ?? sqlite3_bind_text(statement, index, "", 0, transient)
-                    }
-                }
-            case .blob(let data):
-                code = data.isEmpty
-                    ? sqlite3_bind_zeroblob(statement, index, 0)
-                    : data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-            case .bytes(let bytes):
-                code = bytes.isEmpty
-                    ? sqlite3_bind_zeroblob(statement, index, 0)
-                    : bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-            case .null:
-                code = sqlite3_bind_null(statement, index)
-            }
-            guard code == SQLITE_OK else { throw error(code) }
+        return try bindAndStep(values[...], at: 1, statement)
+    }
+
+    /// Binds the first value, then the rest within its scope, and steps once all are bound.
+    /// Text and blobs are bound without a copy (SQLITE_STATIC): their bytes are only borrowed
+    /// for their scope, so the step runs inside every one, and the bindings are cleared before
+    /// it ends.
+    private func bindAndStep(_ values: ArraySlice<SQLiteValue>, at index: Int32, _ statement: OpaquePointer?) throws -> Bool {
+        guard let value = values.first else {
+            let code = sqlite3_step(statement)
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+            return code == SQLITE_ROW
         }
-        let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
-        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
-        return code == SQLITE_ROW
+        let rest = values.dropFirst()
+        func then(_ code: Int32) throws -> Bool {
+            guard code == SQLITE_OK else {
+                sqlite3_clear_bindings(statement)
+                throw error(code)
+            }
+            return try bindAndStep(rest, at: index + 1, statement)
+        }
+        func bind(_ bytes: UnsafeRawBufferPointer) throws -> Bool {
+            // An empty buffer may have no address: it binds as an empty blob.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try then(sqlite3_bind_zeroblob(statement, index, 0)) }
+            return try then(sqlite3_bind_blob(statement, index, base, Int32(bytes.count), borrowed))
+        }
+        switch value {
+        case .integer(let number):
+            return try then(sqlite3_bind_int64(statement, index, number))
+        case .text(var text):
+            return try text.withUTF8 { utf8 in
+                // An empty string's buffer may have no address: SQLite would bind NULL.
+                guard let base = utf8.baseAddress else { return try then(sqlite3_bind_text(statement, index, "", 0, borrowed)) }
+                return try then(base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite3_bind_text(statement, index, $0, Int32(utf8.count), borrowed)
+                })
+            }
+        case .blob(let data):
+            return try data.withUnsafeBytes(bind)
+        case .bytes(let bytes):
+            return try bytes.withUnsafeBytes(bind)
+        case .null:
+            return try then(sqlite3_bind_null(statement, index))
+        }
     }
 
     private func error(_ code: Int32) -> DatabaseError {
@@ -76,5 +91,6 @@ extension Statement {
     }
 }
 
-/// SQLITE_TRANSIENT, a C macro Swift cannot import: SQLite copies the bound bytes.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLITE_STATIC (a null destructor): SQLite uses the bound bytes as they are, until they are
+/// bound again or cleared.
+private let borrowed: sqlite3_destructor_type? = nil
