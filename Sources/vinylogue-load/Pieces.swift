@@ -32,6 +32,14 @@ struct Pieces {
             throw LoadError("the demo's alice has no throwback three years ago")
         }
         let html = formatter.format(outcome)
+        // Twice as many charts as the formatter keeps, in turn: each is formatted anew.
+        guard case .chart(let summary) = outcome else { throw LoadError("the demo's alice has no chart three years ago") }
+        let unseen = (0..<128).map { index in
+            var chart = summary
+            chart.user = "listener\(index)"
+            return chart
+        }
+        var nextUnseen = 0
         let messages = assembly.telegramClients(transport: CannedAnswer(body: Self.sentBody(html: html)), token: Secret("42:PIECES"), store: store).messages
         let request = TelegramRequest<SentMessage>.sendMessage(chatID: 7, html: html).receipted
         let pieces = [
@@ -45,8 +53,12 @@ struct Pieces {
             Piece(name: "engine: the week from the cache") {
                 _ = try await engine.throwback(user: "alice", yearsAgo: 3)
             },
-            Piece(name: "format the chart as HTML") {
+            Piece(name: "format the chart as HTML, a chart formatted before") {
                 _ = formatter.format(outcome)
+            },
+            Piece(name: "format the chart as HTML, a chart not formatted before") {
+                _ = formatter.format(unseen[nextUnseen])
+                nextUnseen = (nextUnseen + 1) % unseen.count
             },
             Piece(name: "encode sendMessage") {
                 _ = TelegramRequest<SentMessage>.sendMessage(chatID: 7, html: html).parametersJSON

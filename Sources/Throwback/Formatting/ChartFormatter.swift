@@ -56,7 +56,8 @@ public struct ChartFormatter: Sendable, Hashable {
         return text
     }
 
-    /// Recent renderings, by formatter and summary: a few kilobytes.
+    /// Recent renderings, by formatter and summary: at most 64 messages, a chart's message
+    /// typically under a kilobyte.
     private static let renderings = SharedBoundedCache<Rendering, String>(capacity: 64)
 
     private func render(_ summary: ChartSummary) -> String {
