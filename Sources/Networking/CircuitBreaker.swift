@@ -61,23 +61,23 @@ public final class CircuitBreaker: Sendable {
     }
 
     public func recordSuccess() {
-        report(counts.withLock { counts in
+        counts.withLock { counts in
             counts.failures = 0
             counts.openedAt = nil
             counts.trialRunning = false
-            return change(&counts)
-        })
+            report(&counts)
+        }
     }
 
     public func recordFailure() {
-        report(counts.withLock { counts in
+        counts.withLock { counts in
             counts.failures += 1
             if state(of: counts) == .halfOpen || counts.failures >= failureThreshold {
                 counts.openedAt = clock.elapsed()
             }
             counts.trialRunning = false
-            return change(&counts)
-        })
+            report(&counts)
+        }
     }
 
     /// A permitted call ended without an outcome (it was cancelled): the trial is free again.
@@ -90,16 +90,12 @@ public final class CircuitBreaker: Sendable {
         return clock.elapsed() - openedAt >= cooldown ? .halfOpen : .open
     }
 
-    /// The change between closed and open not reported yet, if any; it is reported now.
-    private func change(_ counts: inout Counts) -> State? {
+    /// Tells `onChange` of a change between closed and open not reported yet. Under the lock,
+    /// so that two changes in a row reach it in their order (it sets a gauge, and logs).
+    private func report(_ counts: inout Counts) {
         let now: State = counts.openedAt == nil ? .closed : .open
-        guard now != counts.reported else { return nil }
+        guard now != counts.reported else { return }
         counts.reported = now
-        return now
-    }
-
-    /// Tells `onChange`, outside the lock: it logs and counts.
-    private func report(_ change: State?) {
-        if let change { onChange(change) }
+        onChange(now)
     }
 }

@@ -406,13 +406,15 @@ final class CurlTransfer {
         if headersFor.map({ $0.body != hasBody || $0.fields != request.headers }) ?? true {
             curl_slist_free_all(headers)
             headers = nil
+            var complete = true
             for (name, value) in request.headers {
                 // "Name:" would remove a header of libcurl's; "Name;" sends it empty.
-                appendHeader(value.isEmpty ? "\(name);" : "\(name): \(value)")
+                complete = appendHeader(value.isEmpty ? "\(name);" : "\(name): \(value)") && complete
             }
             // Otherwise libcurl holds back a large body for up to a second, awaiting "100 Continue".
-            if hasBody { appendHeader("Expect:") }
-            headersFor = (request.headers, hasBody)
+            if hasBody { complete = appendHeader("Expect:") && complete }
+            // A list that lost a line is not kept for the next request.
+            headersFor = complete ? (request.headers, hasBody) : nil
         }
         if let headers {
             options.check(ccurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headers))
@@ -439,12 +441,13 @@ final class CurlTransfer {
         return options.code
     }
 
-    private func appendHeader(_ line: String) {
+    /// False if the line could not be added.
+    private func appendHeader(_ line: String) -> Bool {
         // libcurl copies the line. On failure (out of memory) the header is missing, and
         // the server's answer tells; the list so far stays valid.
-        if let list = curl_slist_append(headers, line) {
-            headers = list
-        }
+        guard let list = curl_slist_append(headers, line) else { return false }
+        headers = list
+        return true
     }
 
     /// The write callback: collects the body, or aborts the transfer (by returning less

@@ -43,43 +43,109 @@ enum Executable {
 
     /// Starts the executable in `directory`; its output is collected as it comes, so that a
     /// chatty process never blocks on a full pipe.
+    ///
+    /// Spawned with `posix_spawn` rather than Foundation's `Process`, whose `run()` in this
+    /// toolchain reads past a `/proc/self/fd` entry and crashes now and then
+    /// (swift-corelibs-foundation #5472, fixed after 6.3). The child starts in `directory`
+    /// with only its three standard streams open, as `Process` did.
     static func start(_ arguments: [String], in directory: URL, input: String = "", environment: [String: String] = [:]) throws -> Running {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
-        process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        return Running(process: process, stdout: stdout, stderr: stderr)
+        let (stdin, stdout, stderr) = (try Channel(), try Channel(), try Channel())
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (childEnd, stream) in [(stdin.read, STDIN_FILENO), (stdout.write, STDOUT_FILENO), (stderr.write, STDERR_FILENO)] {
+            try check(posix_spawn_file_actions_adddup2(&actions, childEnd, stream), "adddup2")
+        }
+        try check(SpawnExtensions.addChdir(&actions, directory.path), "addchdir")
+        try check(SpawnExtensions.addCloseFrom(&actions, 3), "addclosefrom")
+
+        let path = url.path
+        let environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        try check(posix_spawn(&pid, path, &actions, nil, argv, envp), "posix_spawn")
+
+        // The parent keeps its ends only.
+        close(stdin.read)
+        close(stdout.write)
+        close(stderr.write)
+        let writer = FileHandle(fileDescriptor: stdin.write, closeOnDealloc: true)
+        writer.write(Data(input.utf8))
+        try writer.close()
+        return Running(
+            pid: pid,
+            stdout: FileHandle(fileDescriptor: stdout.read, closeOnDealloc: true),
+            stderr: FileHandle(fileDescriptor: stderr.read, closeOnDealloc: true)
+        )
+    }
+
+    private static func check(_ code: Int32, _ what: String) throws {
+        guard code == 0 else { throw SpawnError(what: what, code: code) }
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        var what: String
+        var code: Int32
+        var description: String { "\(what) failed: \(String(cString: strerror(code)))" }
+    }
+
+    /// A pipe: its read end and its write end.
+    private struct Channel {
+        let read: Int32
+        let write: Int32
+
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw SpawnError(what: "pipe", code: errno) }
+            (read, write) = (ends[0], ends[1])
+        }
+    }
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np` and `…_addclosefrom_np` (2.29 and
+    /// 2.34), which Swift's Glibc module does not declare.
+    private enum SpawnExtensions {
+        typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+        static func addChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: String) -> Int32 {
+            unsafeBitCast(symbol("posix_spawn_file_actions_addchdir_np"), to: AddChdir.self)(actions, path)
+        }
+
+        static func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32 {
+            unsafeBitCast(symbol("posix_spawn_file_actions_addclosefrom_np"), to: AddCloseFrom.self)(actions, lowest)
+        }
+
+        private static func symbol(_ name: String) -> UnsafeMutableRawPointer {
+            guard let found = dlsym(dlopen(nil, RTLD_NOW), name) else { fatalError("this glibc has no \(name)") }
+            return found
+        }
     }
 
     /// A started executable.
     struct Running: Sendable {
-        let process: Process
+        let pid: pid_t
         private let stdout: Output
         private let stderr: Output
+        private let exit: Exit
 
-        init(process: Process, stdout: Pipe, stderr: Pipe) {
-            self.process = process
-            self.stdout = Output(stdout.fileHandleForReading)
-            self.stderr = Output(stderr.fileHandleForReading)
+        init(pid: pid_t, stdout: FileHandle, stderr: FileHandle) {
+            self.pid = pid
+            self.stdout = Output(stdout)
+            self.stderr = Output(stderr)
+            self.exit = Exit(pid)
         }
 
         /// Sends SIGTERM, as systemd or docker stop would.
         func terminate() {
-            process.terminate()
+            _ = Glibc.kill(pid, SIGTERM)
         }
 
         /// Sends SIGKILL, as the OOM killer or `kill -9` would: the process gets no chance to
         /// tidy up.
         func kill() {
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
+            _ = Glibc.kill(pid, SIGKILL)
         }
 
         /// Returns once standard error holds `text`, or false if the process ended without it.
@@ -87,16 +153,48 @@ enum Executable {
             await stderr.wait(for: text)
         }
 
-        /// Waits for the exit, off the cooperative pool.
+        /// Waits for the exit.
         func result() async -> Result {
             let (out, err) = (await stdout.all(), await stderr.all())
-            let status = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    process.waitUntilExit()
-                    continuation.resume(returning: process.terminationStatus)
-                }
-            }
+            let status = await exit.status()
             return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    /// A child's exit, waited for on a thread of its own, off the cooperative pool: its exit
+    /// code, or the signal that ended it (as `Process.terminationStatus` gives them).
+    final class Exit: Sendable {
+        private struct State {
+            var status: Int32?
+            var waiters: [CheckedContinuation<Int32, Never>] = []
+        }
+
+        private let state = Mutex(State())
+
+        init(_ pid: pid_t) {
+            Thread.detachNewThread { [self] in
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+                // WIFEXITED and friends are macros Swift cannot import.
+                let signal = raw & 0x7f
+                let status = signal == 0 ? (raw >> 8) & 0xff : signal
+                let waiters = state.withLock { state in
+                    state.status = status
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(returning: status) }
+            }
+        }
+
+        func status() async -> Int32 {
+            await withCheckedContinuation { continuation in
+                let known = state.withLock { state -> Int32? in
+                    if state.status == nil { state.waiters.append(continuation) }
+                    return state.status
+                }
+                if let known { continuation.resume(returning: known) }
+            }
         }
     }
 

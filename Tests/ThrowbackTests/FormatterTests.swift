@@ -29,6 +29,20 @@ private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) 
         #expect(text == "alice · week of 19–25 Nov 2023, 3 years ago\n1. Simon & Garfunkel – Bookends (1 play)")
     }
 
+    /// A past week's text is kept, but only for the same chart, byte for byte: a name
+    /// spelled with a combining accent is not answered with the precomposed one, and a
+    /// changed play count is formatted anew.
+    @Test func aKeptChartIsReusedOnlyForTheSameChart() {
+        let composed = summary([ChartAlbum(artist: "Beyonc\u{E9}", name: "Lemonade", playCount: 2, rank: 1)])
+        let decomposed = summary([ChartAlbum(artist: "Beyonce\u{301}", name: "Lemonade", playCount: 2, rank: 1)])
+        let morePlays = summary([ChartAlbum(artist: "Beyonc\u{E9}", name: "Lemonade", playCount: 3, rank: 1)])
+        let first = ChartFormatter.plain.format(composed)
+        #expect(ChartFormatter.plain.format(composed) == first)
+        #expect(ChartFormatter.plain.format(decomposed).utf8.contains(0xCC))  // U+0301 is CC 81 in UTF-8
+        #expect(!ChartFormatter.plain.format(composed).utf8.contains(0xCC))
+        #expect(ChartFormatter.plain.format(morePlays).contains("Lemonade (3 plays)"))
+    }
+
     @Test func playsArePluralised() {
         let text = ChartFormatter.plain.format(summary([
             ChartAlbum(artist: "A", name: "Two", playCount: 2, rank: 1),

@@ -176,17 +176,23 @@ public struct ChartFormatter: Sendable, Hashable {
 }
 
 /// What a summary's rendering depends on: the formatter, and the parts of the summary its
-/// text shows. The albums' names are compared as they are; a cached chart's strings share
-/// their storage, so a hit compares pointers.
+/// text shows. Names are compared by their bytes, not as `String`s are (by canonical
+/// equivalence): the text keeps a name's scalars as they came.
 private struct Rendering: Hashable, Sendable {
     let formatter: ChartFormatter
     let summary: ChartSummary
 
     static func == (a: Rendering, b: Rendering) -> Bool {
         let (x, y) = (a.summary, b.summary)
-        return a.formatter == b.formatter && x.user == y.user && x.range == y.range && x.yearsAgo == y.yearsAgo
+        return a.formatter == b.formatter && same(x.user, y.user) && x.range == y.range && x.yearsAgo == y.yearsAgo
             && x.hiddenCount == y.hiddenCount && x.minimumPlayCount == y.minimumPlayCount && x.albums.count == y.albums.count
-            && zip(x.albums.prefix(a.formatter.maxAlbums), y.albums).allSatisfy { $0.artist == $1.artist && $0.name == $1.name && $0.playCount == $1.playCount }
+            && zip(x.albums.prefix(a.formatter.maxAlbums), y.albums).allSatisfy {
+                same($0.artist, $1.artist) && same($0.name, $1.name) && $0.playCount == $1.playCount
+            }
+    }
+
+    private static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
     }
 
     /// The user and the week tell renderings apart; equality checks the albums.
