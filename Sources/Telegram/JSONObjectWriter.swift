@@ -29,21 +29,8 @@ struct JSONObjectWriter {
 
     mutating func member(_ key: StaticString, _ value: Int64) {
         name(key)
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var count = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            rest /= 10
-            count += 1
-        }
-        // The digits written from the last, in place: no temporary string.
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        for index in stride(from: start + count - 1, through: start, by: -1) {
-            bytes[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        }
+        // Ids of chats and messages fit a small string (15 bytes): no allocation.
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     mutating func member(_ key: StaticString, _ value: Bool) {

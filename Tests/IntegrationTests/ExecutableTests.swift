@@ -128,13 +128,11 @@ enum Executable {
         let pid: pid_t
         private let stdout: Output
         private let stderr: Output
-        private let exit: Exit
 
         init(pid: pid_t, stdout: FileHandle, stderr: FileHandle) {
             self.pid = pid
             self.stdout = Output(stdout)
             self.stderr = Output(stderr)
-            self.exit = Exit(pid)
         }
 
         /// Sends SIGTERM, as systemd or docker stop would.
@@ -153,48 +151,20 @@ enum Executable {
             await stderr.wait(for: text)
         }
 
-        /// Waits for the exit.
+        /// Waits for the exit, off the cooperative pool, and reaps the process: call it once.
+        /// The status is the exit code, or the signal that ended the process.
         func result() async -> Result {
             let (out, err) = (await stdout.all(), await stderr.all())
-            let status = await exit.status()
+            let status = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { [pid] in
+                    var raw: Int32 = 0
+                    while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+                    // WIFEXITED and friends are macros Swift cannot import.
+                    let signal = raw & 0x7f
+                    continuation.resume(returning: signal == 0 ? (raw >> 8) & 0xff : signal)
+                }
+            }
             return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
-        }
-    }
-
-    /// A child's exit, waited for on a thread of its own, off the cooperative pool: its exit
-    /// code, or the signal that ended it (as `Process.terminationStatus` gives them).
-    final class Exit: Sendable {
-        private struct State {
-            var status: Int32?
-            var waiters: [CheckedContinuation<Int32, Never>] = []
-        }
-
-        private let state = Mutex(State())
-
-        init(_ pid: pid_t) {
-            Thread.detachNewThread { [self] in
-                var raw: Int32 = 0
-                while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-                // WIFEXITED and friends are macros Swift cannot import.
-                let signal = raw & 0x7f
-                let status = signal == 0 ? (raw >> 8) & 0xff : signal
-                let waiters = state.withLock { state in
-                    state.status = status
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in waiters { waiter.resume(returning: status) }
-            }
-        }
-
-        func status() async -> Int32 {
-            await withCheckedContinuation { continuation in
-                let known = state.withLock { state -> Int32? in
-                    if state.status == nil { state.waiters.append(continuation) }
-                    return state.status
-                }
-                if let known { continuation.resume(returning: known) }
-            }
         }
     }
 
