@@ -88,6 +88,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteSettings",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -95,6 +96,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Process-wide SQLite settings, which only sqlite3_config (variadic) makes.
+        .systemLibrary(name: "CSQLiteSettings"),
         // Health and metrics over HTTP, for operators.
         .target(
             name: "Operations",

@@ -56,9 +56,17 @@ public struct CachedLastFMClient: LastFMClient {
         guard let expiry = Self.expiry(of: call.cachePolicy, now: now) else {
             return try await base.send(call)
         }
-        return try await answers.value(forKey: call.cacheKey, now: now, expiresAt: expiry.date, found: { [metrics] tier in
-            metrics.increment("vinylogue_lastfm_cache_total", [("result", tier.rawValue)])
-        }) { [base] in try await base.send(call) }
+        let key = call.cacheKey
+        // A warm answer, as most are, without the closures a look-up that misses needs.
+        if let hit: Response = answers.memoryValue(forKey: key, now: now) {
+            countFound(.memory)
+            return hit
+        }
+        return try await answers.value(forKey: key, now: now, expiresAt: expiry.date, found: countFound) { [base] in try await base.send(call) }
+    }
+
+    @Sendable private func countFound(_ tier: TieredAnswers.Tier) {
+        metrics.increment("vinylogue_lastfm_cache_total", [("result", tier.rawValue)])
     }
 
     /// Callers waiting for a look-up in flight, for tests.

@@ -29,7 +29,7 @@ public struct TieredAnswers: Sendable {
         forKey key: String, now: Date, expiresAt: Date?, found: @escaping @Sendable (Tier) -> Void = { _ in },
         fetch: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        if let hit = memory.value(forKey: key, now: now) as? Value {
+        if let hit: Value = memoryValue(forKey: key, now: now) {
             found(.memory)
             return hit
         }
@@ -47,6 +47,12 @@ public struct TieredAnswers: Sendable {
             }
             return value
         }
+    }
+
+    /// The decoded answer for `key` in memory, unless it has expired by `now`: what `value`
+    /// looks at first, for a caller that can skip building its fetch when it is there.
+    public func memoryValue<Value: Sendable>(forKey key: String, now: Date) -> Value? {
+        memory.value(forKey: key, now: now) as? Value
     }
 
     /// `work`'s answer, shared with the callers that ask for `key` while it runs; kept nowhere.

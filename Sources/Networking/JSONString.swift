@@ -58,8 +58,9 @@ enum JSONBytes {
         var index = start
         guard let base = bytes.baseAddress else { return bytes.count }
         while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            if hasSpecial(word) { break }
+            // Little-endian, so that the first byte in memory is the lowest.
+            let special = specials(in: UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+            if special != 0 { return index + special.trailingZeroBitCount / 8 }
             index += 8
         }
         while index < bytes.count {
@@ -70,10 +71,34 @@ enum JSONBytes {
         return index
     }
 
-    /// Whether any of the word's eight bytes is below 0x20, a quote or a backslash (the
-    /// classic bit tricks: a byte below n borrows into its top bit; an equal byte is zero).
+    /// Whether every byte is ASCII, looked at eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        var seen: UInt64 = 0
+        while index + 8 <= bytes.count {
+            seen |= UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            seen |= UInt64(bytes[index])
+            index += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The bytes as a string, or nil if they are not valid UTF-8: ASCII, as most are, without
+    /// the standard library's generic validation, which costs more than the rest of the read.
+    static func string(validating bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The word's bytes that are below 0x20, a quote or a backslash, each marked by its top
+    /// bit (the classic bit tricks: a byte below n borrows into its top bit; an equal byte is
+    /// zero). A borrow can mark a byte above a marked one, never below: the lowest mark is
+    /// the first such byte.
     @inline(__always)
-    private static func hasSpecial(_ word: UInt64) -> Bool {
+    private static func specials(in word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let below20 = (word &- ones &* 0x20) & ~word & highs
@@ -81,6 +106,6 @@ enum JSONBytes {
         let backslash = word ^ (ones &* 0x5C)
         let zeroQuote = (quote &- ones) & ~quote & highs
         let zeroBackslash = (backslash &- ones) & ~backslash & highs
-        return (below20 | zeroQuote | zeroBackslash) != 0
+        return below20 | zeroQuote | zeroBackslash
     }
 }

@@ -27,6 +27,11 @@ final class SocketEvents {
     private var watched: [Int32: (readable: Bool, writable: Bool)] = [:]
     #if os(Linux)
     private let epoll: Int32
+    /// Sockets libcurl stopped waiting on that are still in the epoll set: libcurl stops
+    /// waiting on a connection after each request and waits on it again for the next, and
+    /// leaving it in the set spares a system call each time. Such a socket leaves the set
+    /// when it next turns out ready (an idle connection the server closed, say).
+    private var parked: Set<Int32> = []
     private var readyFDs = [Int32](repeating: 0, count: 64)
     private var readyEvents = [UInt32](repeating: 0, count: 64)
     #else
@@ -56,19 +61,21 @@ final class SocketEvents {
     func watch(_ socket: Int32, readable: Bool, writable: Bool) {
         #if os(Linux)
         let events = (readable ? ceventpoll_in : 0) | (writable ? ceventpoll_out : 0)
-        // A socket libcurl closed leaves the set by itself, and its number may come back.
-        if ceventpoll_watch(epoll, socket, events, watched[socket] == nil ? 0 : 1) != 0 {
-            _ = ceventpoll_watch(epoll, socket, events, watched[socket] == nil ? 1 : 0)
+        let inSet = watched[socket] != nil || parked.remove(socket) != nil
+        // A socket closed leaves the set by itself, and its number may come back: whichever
+        // way the set is asked first, the other way is right if it refuses.
+        if ceventpoll_watch(epoll, socket, events, inSet ? 1 : 0) != 0 {
+            _ = ceventpoll_watch(epoll, socket, events, inSet ? 0 : 1)
         }
         #endif
         watched[socket] = (readable, writable)
     }
 
-    /// Stops watching `socket`.
+    /// Stops watching `socket`: it is no longer reported ready.
     func forget(_ socket: Int32) {
         guard watched.removeValue(forKey: socket) != nil else { return }
         #if os(Linux)
-        _ = ceventpoll_forget(epoll, socket)
+        parked.insert(socket)
         #endif
     }
 
@@ -86,6 +93,10 @@ final class SocketEvents {
             let (fd, events) = (readyFDs[index], readyEvents[index])
             if fd == wakeFD {
                 outcome.woken = true
+                continue
+            }
+            if parked.remove(fd) != nil {
+                _ = ceventpoll_forget(epoll, fd)
                 continue
             }
             ready.append(Ready(

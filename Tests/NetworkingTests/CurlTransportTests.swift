@@ -81,6 +81,23 @@ import TestLogging
         #expect(server.connectionsAccepted == 1)
     }
 
+    /// The curl thread leaves an idle connection's socket in its event set until it is next
+    /// needed: a connection the server closed meanwhile must not stall the next request,
+    /// whether or not its socket's number comes back for the new connection.
+    @Test func connectionsTheServerClosesWhileIdleAreReplaced() async throws {
+        let response = Data("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone".utf8)
+        let server = try RawHTTPServer.start { _ in .bytes(response, close: true) }
+        defer { server.stop() }
+        let transport = CurlTransport()
+
+        for index in 0..<6 {
+            let answer = try await transport.send(HTTPRequest(url: server.baseURL.appending(path: "/item/\(index)")))
+            #expect(answer.status == 200)
+            #expect(answer.body == Data("done".utf8))
+        }
+        #expect(server.connectionsAccepted == 6)
+    }
+
     @Test func timesOutPerRequest() async throws {
         let server = try RawHTTPServer.start { _ in .silence }
         defer { server.stop() }

@@ -4,6 +4,8 @@
 /// as its chat's queue reaches it. It never throws: every failure becomes a reply.
 public struct CommandRouter: Sendable {
     public let commands: [any Command]
+    /// The commands' specs, gathered once: every message is parsed against them.
+    public let specs: [CommandSpec]
     private let parser: CommandParser
     /// The guard every message for the bot passes on arrival: the rate limit.
     private let admission: (any CommandGuard)?
@@ -17,6 +19,7 @@ public struct CommandRouter: Sendable {
         observe: @escaping @Sendable (CommandOutcome) -> Void = { _ in }
     ) {
         self.commands = commands
+        self.specs = commands.map(\.spec)
         self.store = store
         self.parser = CommandParser(botUsername: botUsername)
         self.admission = admission
@@ -27,8 +30,6 @@ public struct CommandRouter: Sendable {
     public func named(_ username: String?) -> CommandRouter {
         CommandRouter(commands: commands, store: store, botUsername: username, admission: admission, observe: observe)
     }
-
-    public var specs: [CommandSpec] { commands.map(\.spec) }
 
     /// What `text` is in this chat: in groups only text that starts with `/` is a command.
     public func parse(_ text: String, context: CommandInvocation) -> ParsedMessage {

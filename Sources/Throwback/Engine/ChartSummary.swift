@@ -35,15 +35,26 @@ public struct ChartSummary: Sendable, Equatable {
     public init(
         chart: WeeklyAlbumChart, yearsAgo: Int, minimumPlayCount: Int, canGoBack: Bool, canGoForward: Bool
     ) {
-        let sorted = chart.albums.sorted {
-            $0.playCount != $1.playCount ? $0.playCount > $1.playCount : $0.rank < $1.rank
+        var albums = chart.albums
+        // Last.fm answers in this order already: then the chart's own array is kept, not
+        // copied album by album.
+        if albums.indices.dropFirst().contains(where: { Self.ranks(albums[$0], before: albums[$0 - 1]) }) {
+            albums.sort { Self.ranks($0, before: $1) }
         }
-        let shown = sorted.filter { $0.playCount >= minimumPlayCount }
+        // Most played first, so the filter keeps a prefix.
+        let shown = albums.firstIndex { $0.playCount < minimumPlayCount } ?? albums.count
+        let hidden = albums.count - shown
+        if hidden > 0 { albums.removeSubrange(shown...) }
         self.init(
-            user: chart.user, range: chart.range, yearsAgo: yearsAgo, albums: shown,
-            hiddenCount: sorted.count - shown.count, minimumPlayCount: minimumPlayCount,
+            user: chart.user, range: chart.range, yearsAgo: yearsAgo, albums: albums,
+            hiddenCount: hidden, minimumPlayCount: minimumPlayCount,
             canGoBack: canGoBack, canGoForward: canGoForward
         )
+    }
+
+    /// More plays first, then Last.fm's rank.
+    private static func ranks(_ a: ChartAlbum, before b: ChartAlbum) -> Bool {
+        a.playCount != b.playCount ? a.playCount > b.playCount : a.rank < b.rank
     }
 
     /// Total plays of the shown albums.

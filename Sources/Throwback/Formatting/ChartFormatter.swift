@@ -186,13 +186,20 @@ private struct Rendering: Hashable, Sendable {
         let (x, y) = (a.summary, b.summary)
         return a.formatter == b.formatter && same(x.user, y.user) && x.range == y.range && x.yearsAgo == y.yearsAgo
             && x.hiddenCount == y.hiddenCount && x.minimumPlayCount == y.minimumPlayCount && x.albums.count == y.albums.count
-            && zip(x.albums.prefix(a.formatter.maxAlbums), y.albums).allSatisfy {
-                same($0.artist, $1.artist) && same($0.name, $1.name) && $0.playCount == $1.playCount
+            // By index, reading fields in place: a zip would copy every album.
+            && (0..<max(0, min(x.albums.count, a.formatter.maxAlbums))).allSatisfy { index in
+                same(x.albums[index].artist, y.albums[index].artist) && same(x.albums[index].name, y.albums[index].name)
+                    && x.albums[index].playCount == y.albums[index].playCount
             }
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        // Through contiguous buffers: `elementsEqual` on the views steps through a String's
+        // index machinery byte by byte, which cost more than formatting the chart did.
+        let equal = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+        }
+        return (equal ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// The user and the week tell renderings apart; equality checks the albums.

@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 import GRDB
 import Telegram
@@ -22,6 +23,7 @@ public struct BotStore: Sendable {
     /// is false: a health check or a backup by a newer binary must not change the schema
     /// under the bot that is running.
     public init(path: String, migrating: Bool = true) throws {
+        _ = Self.configureSQLite
         var configuration = Configuration()
         // Another process (`post-weekly`, `backup`) may hold the write lock for a moment.
         configuration.busyMode = .timeout(5)
@@ -40,6 +42,12 @@ public struct BotStore: Sendable {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     }
 
+    /// Settings for the whole process, made before its first connection (later, SQLite
+    /// refuses them, and keeps its defaults).
+    private static let configureSQLite: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
+
     private init(writer: any DatabaseWriter, migrating: Bool = true) throws {
         database = writer
         commits = GroupCommit(writer: writer)
@@ -51,7 +59,8 @@ public struct BotStore: Sendable {
 
     /// A database that lives in memory only, for the console and tests.
     public static func inMemory() throws -> BotStore {
-        try BotStore(writer: DatabaseQueue())
+        _ = Self.configureSQLite
+        return try BotStore(writer: DatabaseQueue())
     }
 
     /// Runs `body` in a transaction shared with the other writes asked for meanwhile: if it
