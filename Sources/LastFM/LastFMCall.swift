@@ -42,9 +42,16 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
             key += name
             key += "="
             // Nearly every value is lowercase ASCII already, which `lowercased()` would copy.
-            key += value.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? value : value.lowercased()
+            key += Self.isLowercaseASCII(value) ? value : value.lowercased()
         }
         return key
+    }
+
+    /// Looked at in the string's buffer, as the bot's other byte scans are: a walk through
+    /// `utf8`'s index costs many times more.
+    private static func isLowercaseASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }
     }
 
     /// Decodes a successful response body.
