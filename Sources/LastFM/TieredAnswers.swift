@@ -13,7 +13,7 @@ public struct TieredAnswers: Sendable {
     }
 
     private let store: any LastFMCacheStore
-    private let memory: SharedBoundedCache<String, any Sendable>
+    private let memory: SharedBoundedCache<String, any AnyObject & Sendable>
     private let misses = SharedRequests<String, any Sendable>()
 
     /// - Parameter memoryCapacity: decoded answers kept in memory, least recently used first out.
@@ -35,13 +35,13 @@ public struct TieredAnswers: Sendable {
         }
         return try await shared(key) { [store, memory] in
             if let data = await store.value(forKey: key, now: now), let stored = try? JSONDecoder().decode(Value.self, from: data) {
-                memory.set(stored, forKey: key, expiresAt: expiresAt)
+                memory.set(Kept(stored), forKey: key, expiresAt: expiresAt)
                 found(.store)
                 return stored
             }
             found(.miss)
             let value = try await fetch()
-            memory.set(value, forKey: key, expiresAt: expiresAt)
+            memory.set(Kept(value), forKey: key, expiresAt: expiresAt)
             if let data = try? JSONEncoder().encode(value) {
                 await store.store(data, forKey: key, expiresAt: expiresAt)
             }
@@ -52,7 +52,7 @@ public struct TieredAnswers: Sendable {
     /// The decoded answer for `key` in memory, unless it has expired by `now`: what `value`
     /// looks at first, for a caller that can skip building its fetch when it is there.
     public func memoryValue<Value: Sendable>(forKey key: String, now: Date) -> Value? {
-        memory.value(forKey: key, now: now) as? Value
+        (memory.value(forKey: key, now: now) as? Kept<Value>)?.value
     }
 
     /// `work`'s answer, shared with the callers that ask for `key` while it runs; kept nowhere.
@@ -65,4 +65,14 @@ public struct TieredAnswers: Sendable {
 
     /// Callers waiting for a look-up in flight, for tests.
     public var callersWaiting: Int { misses.callers }
+}
+
+/// A decoded answer as memory keeps it: boxed in its type, so that a look-up finds it by a
+/// class check, not by the runtime's general cast out of `any Sendable`.
+private final class Kept<Value: Sendable>: Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
 }

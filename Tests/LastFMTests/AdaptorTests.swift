@@ -89,6 +89,15 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
         #expect(transport.requests.count == 1)
     }
 
+    @Test func cacheKeysIgnoreCaseInAnyScriptAndKeepTheirStoredForm() {
+        let key = { (artist: String, album: String) in LastFMCall<AlbumInfo>.albumInfo(artist: artist, album: album).cacheKey }
+        #expect(key("Radiohead", "OK Computer") == "album.getinfo|artist=radiohead|album=ok computer")
+        #expect(key("RADIOHEAD", "ok computer") == key("Radiohead", "OK Computer"))
+        #expect(key("Björk", "Homogenic") == key("BJÖRK", "homogenic"))
+        #expect(key("Björk", "Homogenic") == "album.getinfo|artist=björk|album=homogenic")
+        #expect(key("Radiohead", "OK Computer") != key("Radiohead", "Kid A"))
+    }
+
     @Test func theChartListIsReusedUntilTheNextWeekBoundary() async throws {
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: chartList))
         let store = InMemoryLastFMCache()

@@ -243,4 +243,13 @@ import TestLogging
         let date = Date(timeIntervalSince1970: seconds)
         #expect(StoredDate.text(date).databaseValue == date.databaseValue)
     }
+
+    @Test func aDateBoundStraightToSQLiteIsStoredAsItsText() throws {
+        let dates = [0.0, 59.9996, 1_795_000_000.987_6, 253_402_300_799.0].map(Date.init(timeIntervalSince1970:))
+        try DatabaseQueue().write { db in
+            try db.execute(sql: "CREATE TABLE stamp (at DATETIME)")
+            for date in dates { try db.cachedStatement(sql: "INSERT INTO stamp (at) VALUES (?)").run(.date(date)) }
+            #expect(try String.fetchAll(db, sql: "SELECT at FROM stamp ORDER BY rowid") == dates.compactMap { String.fromDatabaseValue($0.databaseValue) })
+        }
+    }
 }

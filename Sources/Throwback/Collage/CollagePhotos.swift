@@ -6,7 +6,9 @@ import Telegram
 
 /// The picture for a throwback reply: a collage uploaded before is sent again by the
 /// `file_id` Telegram gave it (in any chat), and a new one is rendered and uploaded once.
-public struct CollagePhotos: Sendable {
+/// A class: the handler and the outbox pass one around for every reply, and a copy of a struct
+/// would retain each of its references.
+public final class CollagePhotos: Sendable {
     /// A picture ready to send.
     public enum Photo: Sendable, Equatable {
         /// Uploaded before: Telegram knows it by this id.

@@ -194,10 +194,12 @@ private struct Rendering: Hashable, Sendable {
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
-        // Through contiguous buffers: `elementsEqual` on the views steps through a String's
-        // index machinery byte by byte, which cost more than formatting the chart did.
+        // Through contiguous buffers and `memcmp`: `elementsEqual` steps byte by byte, and on
+        // the views through a String's index machinery, which cost more than formatting did.
         let equal = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+            b.utf8.withContiguousStorageIfAvailable { y in
+                x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
         }
         return (equal ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }

@@ -19,8 +19,7 @@ extension StoreTransaction {
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
             let parameters = message.request.encodeParameters()
-            try insert.run(.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt))
-            message.id = db.lastInsertedRowID
+            message.id = try insert.insert(.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt))
             try insertBody.run(
                 .integer(message.id), .text(message.request.method), .blob(parameters),
                 message.request.attachments[OutboxCoding.photoPart].map { .blob($0.data) } ?? .null,
@@ -34,8 +33,7 @@ extension StoreTransaction {
     /// counts it as possibly sent. False when another process took it first.
     func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
         try db.cachedStatement(sql: "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'")
-            .run(.text(owner), .date(now), .integer(id))
-        return db.changesCount > 0
+            .run(.text(owner), .date(now), .integer(id)) > 0
     }
 
     /// A message that certainly never left waits again.

@@ -8,10 +8,9 @@ enum SQLiteValue {
     case text(String)
     case blob(Data)
     case bytes([UInt8])
+    /// A date, bound as the bot stores it (`StoredDate`).
+    case date(Date)
     case null
-
-    /// A date as the bot stores it (`StoredDate`).
-    static func date(_ date: Date) -> SQLiteValue { .text(StoredDate.text(date)) }
 
     static func integer(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
     static func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
@@ -23,8 +22,19 @@ extension Statement {
     /// where GRDB's arguments, each value boxed and converted, cost more than SQLite's work.
     /// These statements are never run through GRDB's own `execute`, so its view of their
     /// bindings never goes stale.
-    func run(_ values: SQLiteValue...) throws {
+    ///
+    /// Returns how many rows it changed (SQLite's count, which GRDB's `changesCount` reads
+    /// through its checks of the calling queue).
+    @discardableResult
+    func run(_ values: SQLiteValue...) throws -> Int {
         _ = try step(values)
+        return Int(sqlite3_changes64(sqlite3_db_handle(sqliteStatement)))
+    }
+
+    /// Runs an INSERT with `values` bound; returns the new row's id.
+    func insert(_ values: SQLiteValue...) throws -> Int64 {
+        _ = try step(values)
+        return sqlite3_last_insert_rowid(sqlite3_db_handle(sqliteStatement))
     }
 
     /// Whether the statement, with `values` bound, yields a row: for a lookup that mostly finds
@@ -74,6 +84,13 @@ extension Statement {
                 guard let base = utf8.baseAddress else { return try then(sqlite3_bind_text(statement, index, "", 0, borrowed)) }
                 return try then(base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
                     sqlite3_bind_text(statement, index, $0, Int32(utf8.count), borrowed)
+                })
+            }
+        case .date(let date):
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: StoredDate.maxLength) { buffer in
+                let count = StoredDate.write(date, into: buffer)
+                return try then(UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: count) {
+                    sqlite3_bind_text(statement, index, $0, Int32(count), borrowed)
                 })
             }
         case .blob(let data):

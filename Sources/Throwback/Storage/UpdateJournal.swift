@@ -57,8 +57,7 @@ public struct UpdateJournal: Sendable {
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload) VALUES (?, ?)")
             var fresh: [Update] = []
             for (update, identity, payload) in rows {
-                try insert.run(.text(identity), .bytes(payload))
-                if db.changesCount > 0 { fresh.append(update) }
+                if try insert.run(.text(identity), .bytes(payload)) > 0 { fresh.append(update) }
             }
             try db.cachedStatement(
                 sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
@@ -100,9 +99,9 @@ extension StoreTransaction {
         guard let identity = update.identity else { return }
         // Nearly every update was journaled when it arrived: an update finds its row without
         // an insert being tried first.
-        try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
+        let marked = try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
             .run(.date(date), .text(identity))
-        guard db.changesCount == 0 else { return }
+        guard marked == 0 else { return }
         try db.cachedStatement(sql: "INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)")
             .run(.text(identity), .date(date))
     }
