@@ -194,14 +194,13 @@ private struct Rendering: Hashable, Sendable {
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
-        // Through contiguous buffers and `memcmp`: `elementsEqual` steps byte by byte, and on
-        // the views through a String's index machinery, which cost more than formatting did.
-        let equal = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
+        // In the strings' buffers, with `memcmp`, as the bot's other byte scans are:
+        // `elementsEqual` on the views steps through a String's index machinery byte by byte,
+        // which cost more than formatting did.
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
         }
-        return (equal ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// The user and the week tell renderings apart; equality checks the albums.
