@@ -1,3 +1,6 @@
+// Swift Testing exists only when tests are built: a release build of every target
+// (`swift build -c release`) compiles this module empty.
+#if canImport(Testing)
 import Logging
 import Testing
 import TestSupport
@@ -20,3 +23,4 @@ extension Trait where Self == CapturingLogs {
     /// Captures the process's log lines; see `CapturingLogs`.
     public static var capturingLogs: Self { CapturingLogs() }
 }
+#endif
