@@ -124,14 +124,15 @@ extension LastFMCall {
               cachePolicy: .none, body: FriendsBody.self) { $0.page }
     }
 
-    /// `user.getRecentTracks` between two instants, one page, newest first: how a week is
-    /// built where the server has no weekly charts (Libre.fm). The week is cached whole, by
-    /// whoever builds it, so the pages are not.
-    public static func recentTracks(user: String, range: WeeklyChartRange, page: Int, limit: Int = 200) -> LastFMCall<RecentTracksPage> {
-        .init(method: "user.getrecenttracks",
-              parameters: [("user", user), ("from", String(range.fromUnix)), ("to", String(range.toUnix)),
-                           ("page", String(page)), ("limit", String(limit))],
-              cachePolicy: .none, body: RecentTracksBody.self) { $0.page }
+    /// `user.getRecentTracks`, one page, newest first: how a week is built where the server has
+    /// no weekly charts (Libre.fm). With a range, only the scrobbles in `[from, to)`: GNU FM
+    /// excludes both bounds (Server.php, getRecentScrobbles), so `from` is sent a second early.
+    /// The week is cached whole, by whoever builds it, so the pages are not.
+    public static func recentTracks(user: String, range: WeeklyChartRange?, page: Int, limit: Int = 200) -> LastFMCall<RecentTracksPage> {
+        let bounds = range.map { [("from", String($0.fromUnix - 1)), ("to", String($0.toUnix))] } ?? []
+        return .init(method: "user.getrecenttracks",
+                     parameters: [("user", user)] + bounds + [("page", String(page)), ("limit", String(limit))],
+                     cachePolicy: .none, body: RecentTracksBody.self) { $0.page }
     }
 
     /// `album.getInfo`, for the cover image. An album's art hardly ever changes, so the

@@ -6,7 +6,7 @@ struct UserInfoBody: Decodable {
     var user: LastFMUser
 
     private enum Root: String, CodingKey { case user }
-    private enum Keys: String, CodingKey { case name, realname, playcount, registered }
+    private enum Keys: String, CodingKey { case name, realname, playcount, registered, profileCreated = "profile_created" }
     private enum Registered: String, CodingKey { case unixtime, text = "#text" }
 
     init(from decoder: any Decoder) throws {
@@ -16,6 +16,9 @@ struct UserInfoBody: Decodable {
         if let reg = try? user.nestedContainer(keyedBy: Registered.self, forKey: .registered),
            let unix = reg.lenientInt(.unixtime) ?? reg.lenientInt(.text) {
             registered = Date(timeIntervalSince1970: TimeInterval(unix))
+        } else if let created = try? user.decodeIfPresent(String.self, forKey: .profileCreated) {
+            // GNU FM (Libre.fm) has no `registered`, only this text (UserXML.php, getInfo).
+            registered = CTimeText.date(created)
         }
         self.user = LastFMUser(
             name: try user.decode(String.self, forKey: .name),
@@ -156,13 +159,17 @@ struct RecentTracksBody: Decodable {
     private enum Attr: String, CodingKey { case page, totalPages }
     private struct Entry: Decodable {
         var track: RecentTrack
-        private enum Keys: String, CodingKey { case artist, album, date, image }
+        private enum Keys: String, CodingKey { case artist, album, date, image, attr = "@attr" }
         private enum When: String, CodingKey { case uts }
+        private enum TrackAttr: String, CodingKey { case nowplaying }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
             var playedAt: Date?
-            // The track playing now has no date; a time outside 1970…5000 is no time either.
-            if let date = try? c.nestedContainer(keyedBy: When.self, forKey: .date), let uts = date.lenientInt(.uts),
+            // The track playing now is no play yet: Last.fm sends it undated, GNU FM dated now
+            // (UserXML.php, getRecentTracks). A time outside 1970…5000 is no time either.
+            let nowPlaying = (try? c.nestedContainer(keyedBy: TrackAttr.self, forKey: .attr))
+                .flatMap { try? $0.decodeIfPresent(String.self, forKey: .nowplaying) } == "true"
+            if !nowPlaying, let date = try? c.nestedContainer(keyedBy: When.self, forKey: .date), let uts = date.lenientInt(.uts),
                WeeklyChartRange.plausible(from: uts, to: uts + 1) {
                 playedAt = Date(timeIntervalSince1970: TimeInterval(uts))
             }
@@ -189,19 +196,25 @@ struct RecentTracksBody: Decodable {
     }
 }
 
-/// `{"error": 6, "message": "User not found"}`; the code may itself be a string.
+/// `{"error": 6, "message": "User not found"}`, the code maybe a string; or GNU FM's error
+/// element as its JSON encoder writes it, `{"error": {"#text": "Invalid resource specified", "code": "7"}}`.
 struct ErrorBody: Decodable {
     var code: Int
     var message: String
 
     private enum Keys: String, CodingKey { case error, message }
+    private enum Element: String, CodingKey { case code, text = "#text" }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
-        guard let code = c.lenientInt(.error) else {
+        if let code = c.lenientInt(.error) {
+            self.code = code
+            message = (try? c.decodeIfPresent(String.self, forKey: .message)) ?? ""
+        } else if let element = try? c.nestedContainer(keyedBy: Element.self, forKey: .error), let code = element.lenientInt(.code) {
+            self.code = code
+            message = (try? element.decodeIfPresent(String.self, forKey: .text)) ?? ""
+        } else {
             throw DecodingError.dataCorruptedError(forKey: .error, in: c, debugDescription: "no error code")
         }
-        self.code = code
-        message = (try? c.decodeIfPresent(String.self, forKey: .message)) ?? ""
     }
 }

@@ -33,7 +33,9 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         let http = HTTPRequest(
             url: url(for: request), headers: headers, timeout: .seconds(20), responseHeaders: ListenBrainzRateLimit.headerNames
         )
-        logger.debug("ListenBrainz request", metadata: ["user": "\(request.user)", "max_ts": "\(request.maxTimestamp.map(String.init) ?? "-")"])
+        logger.debug("ListenBrainz request", metadata: [
+            "user": "\(request.user)", "max_ts": "\(request.maxTimestamp.map(String.init) ?? "-")", "min_ts": "\(request.minTimestamp.map(String.init) ?? "-")",
+        ])
         let response: HTTPResponse
         do {
             response = try await transport.send(http)
@@ -50,7 +52,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         }
     }
 
-    /// `{base}/user/{user}/listens?max_ts=…&count=…`, the name percent-encoded as one path segment.
+    /// `{base}/user/{user}/listens?count=…&max_ts=…&min_ts=…`, the name percent-encoded as one path segment.
     func url(for request: ListensRequest) -> URL {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/;?#%")
@@ -59,6 +61,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         components.percentEncodedPath += "user/\(name)/listens"
         var items = [URLQueryItem(name: "count", value: String(request.count))]
         if let max = request.maxTimestamp { items.append(URLQueryItem(name: "max_ts", value: String(max))) }
+        if let min = request.minTimestamp { items.append(URLQueryItem(name: "min_ts", value: String(min))) }
         components.queryItems = items
         return components.url!
     }

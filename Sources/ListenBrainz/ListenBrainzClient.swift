@@ -9,7 +9,9 @@ public protocol ListenBrainzClient: Sendable {
     func listens(_ request: ListensRequest) async throws -> ListensPage
 }
 
-/// `GET /1/user/{user}/listens?max_ts=…&count=…`: the newest listens before `maxTimestamp`.
+/// `GET /1/user/{user}/listens?max_ts=…&min_ts=…&count=…`: the newest listens before
+/// `maxTimestamp`; with `minTimestamp`, the oldest after it, still newest first. Both bounds
+/// are exclusive.
 public struct ListensRequest: Sendable, Hashable {
     /// The most listens ListenBrainz returns in one page.
     public static let maxCount = 1000
@@ -17,12 +19,16 @@ public struct ListensRequest: Sendable, Hashable {
     public var user: String
     /// Only listens strictly before this Unix time; nil for the newest.
     public var maxTimestamp: Int?
+    /// Only listens strictly after this Unix time. ListenBrainz then takes the oldest `count`
+    /// of them instead of the newest.
+    public var minTimestamp: Int?
     /// Listens in the page, 1…1000.
     public var count: Int
 
-    public init(user: String, maxTimestamp: Int? = nil, count: Int = ListensRequest.maxCount) {
+    public init(user: String, maxTimestamp: Int? = nil, minTimestamp: Int? = nil, count: Int = ListensRequest.maxCount) {
         self.user = user
         self.maxTimestamp = maxTimestamp
+        self.minTimestamp = minTimestamp
         self.count = min(max(count, 1), Self.maxCount)
     }
 }

@@ -38,41 +38,97 @@ extension ListenBrainzClient {
     /// `ListenBrainzError.userNotFound` for an unknown name.
     public func span(of user: String) async throws -> ListeningSpan {
         let page = try await listens(ListensRequest(user: user, count: 1))
-        return ListeningSpan(user: page.user ?? user, oldest: page.oldestListenTimestamp, latest: page.latestListenTimestamp)
+        return ListeningSpan(user: page.spelling(of: user), oldest: page.oldestListenTimestamp, latest: page.latestListenTimestamp)
     }
 
     /// A week's album chart built from the user's listens in `range`: pages of 1000 listens,
-    /// newest first, from the week's end back to its start. A week of n listens costs ⌈n/1000⌉
-    /// requests (one more when n is a multiple of 1000 and older listens exist).
+    /// newest first, from the week's end back to its start. A week of n listens costs about
+    /// ⌈n/1000⌉ requests.
+    ///
+    /// `max_ts` is exclusive, and imports stamp many listens with one second, so each page
+    /// after the first ends at its predecessor's oldest second + 1 and the listens of that
+    /// second seen already are told apart by their recording. A second with more listens than
+    /// a page is read from its other end too (`min_ts`, oldest first), then passed.
     ///
     /// - Parameters:
     ///   - coverArtArchive: the Cover Art Archive root, for albums whose release is known.
-    ///   - maxPages: a bound on the work one week may cost, whatever the server answers.
+    ///   - maxPages: a bound on the requests one week may cost, whatever the server answers.
     public func albumChart(
         user: String, range: WeeklyChartRange, coverArtArchive: URL, maxPages: Int = 100
     ) async throws -> WeeklyAlbumChart {
-        var tally = AlbumTally()
+        var week = WeekOfListens(range: range, coverArtArchive: coverArtArchive)
         var spelling = user
         var before = range.toUnix
-        for _ in 0..<max(1, maxPages) {
-            let page = try await listens(ListensRequest(user: user, maxTimestamp: before))
-            spelling = page.user ?? spelling
-            var oldestInPage = before
-            for listen in page.listens where listen.listenedAt < before {
-                oldestInPage = min(oldestInPage, listen.listenedAt)
-                if listen.listenedAt >= range.fromUnix, let release = listen.release {
-                    tally.add(artist: listen.artist, album: release, cover: CoverArtArchive.cover(of: listen, root: coverArtArchive))
-                }
+        var pages = 0
+        while pages < max(1, maxPages) {
+            pages += 1
+            let request = ListensRequest(user: user, maxTimestamp: before)
+            let page = try await listens(request)
+            spelling = page.spelling(of: spelling)
+            // Nothing older than asked for (or a server ignoring max_ts): the history is read.
+            guard let oldest = week.count(page.listens.filter { $0.listenedAt < before }) else { break }
+            if page.listens.count < request.count || oldest < range.fromUnix { break }
+            guard week.pageWasOneSecond else {
+                before = oldest + 1
+                continue
             }
-            // Done when the page was the last one, reached back past the week's start or the
-            // user's first listen, or made no progress (a server ignoring max_ts).
-            let reachedFirstListen = page.oldestListenTimestamp.map { oldestInPage <= $0 } ?? false
-            if page.listens.count < ListensRequest.maxCount || oldestInPage < range.fromUnix || reachedFirstListen || oldestInPage >= before {
-                break
-            }
-            before = oldestInPage
+            // Asking up to `oldest + 1` again would bring the same listens back.
+            guard pages < maxPages else { break }
+            pages += 1
+            let otherEnd = try await listens(ListensRequest(user: user, maxTimestamp: oldest + 1, minTimestamp: oldest - 1))
+            _ = week.count(otherEnd.listens.filter { $0.listenedAt == oldest })
+            before = oldest
+            if before <= range.fromUnix || before <= page.oldestListenTimestamp ?? Int.min { break }
         }
-        return WeeklyAlbumChart(user: spelling, range: range, albums: tally.chart())
+        return WeeklyAlbumChart(user: spelling, range: range, albums: week.tally.chart())
+    }
+}
+
+extension ListensPage {
+    /// The spelling the listens give, if it is the asked name in another case; else `asked`.
+    public func spelling(of asked: String) -> String {
+        guard let user, user.lowercased() == asked.lowercased() else { return asked }
+        return user
+    }
+}
+
+/// The listens of one week counted once each, whatever pages they arrive in.
+private struct WeekOfListens {
+    private struct Key: Hashable {
+        var second: Int
+        var recording: String
+    }
+
+    let range: WeeklyChartRange
+    let coverArtArchive: URL
+    private(set) var tally = AlbumTally()
+    /// The listens counted at the oldest second met so far: only they can come again.
+    private var edge: (second: Int, seen: Set<Key>)?
+    /// Whether every listen of the last page counted had the same second.
+    private(set) var pageWasOneSecond = false
+
+    init(range: WeeklyChartRange, coverArtArchive: URL) {
+        self.range = range
+        self.coverArtArchive = coverArtArchive
+    }
+
+    /// Counts the listens of a page not counted before, in the week; returns the page's oldest second.
+    mutating func count(_ listens: [Listen]) -> Int? {
+        guard let oldest = listens.map(\.listenedAt).min() else { return nil }
+        var seen = edge?.second == oldest ? edge?.seen ?? [] : []
+        let previous = edge
+        for listen in listens {
+            // Listens without an id are told apart by what they are, as ListenBrainz does.
+            let key = Key(second: listen.listenedAt, recording: listen.recordingMSID ?? "\(listen.artist)\u{1F}\(listen.release ?? "")")
+            if previous?.second == listen.listenedAt, previous?.seen.contains(key) == true { continue }
+            if listen.listenedAt == oldest { seen.insert(key) }
+            if range.contains(Date(timeIntervalSince1970: TimeInterval(listen.listenedAt))), let release = listen.release {
+                tally.add(artist: listen.artist, album: release, cover: CoverArtArchive.cover(of: listen, root: coverArtArchive))
+            }
+        }
+        edge = (oldest, seen)
+        pageWasOneSecond = listens.allSatisfy { $0.listenedAt == oldest }
+        return oldest
     }
 }
 

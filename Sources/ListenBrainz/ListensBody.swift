@@ -15,8 +15,11 @@ struct ListensBody: Decodable {
         let root = try decoder.container(keyedBy: Root.self)
         let payload = try root.nestedContainer(keyedBy: Payload.self, forKey: .payload)
         let entries = (try? payload.decodeIfPresent([ListenEntry].self, forKey: .listens)) ?? nil
+        // `user_id` echoes the request's spelling (api.py, get_listens); each listen carries
+        // the stored one.
+        let stored = entries?.lazy.compactMap(\.userName).first
         page = ListensPage(
-            user: try? payload.decodeIfPresent(String.self, forKey: .user),
+            user: stored ?? payload.string(.user),
             listens: (entries ?? []).compactMap(\.listen),
             oldestListenTimestamp: payload.plausibleTime(.oldest),
             latestListenTimestamp: payload.plausibleTime(.latest)
@@ -24,11 +27,14 @@ struct ListensBody: Decodable {
     }
 }
 
-/// A listen, or nil when it has no usable time or artist.
+/// A listen, or nil when it has no usable time or artist; and whose listen it is.
 private struct ListenEntry: Decodable {
     var listen: Listen?
+    var userName: String?
 
-    private enum Keys: String, CodingKey { case listenedAt = "listened_at", metadata = "track_metadata" }
+    private enum Keys: String, CodingKey {
+        case listenedAt = "listened_at", metadata = "track_metadata", userName = "user_name", msid = "recording_msid"
+    }
     private enum Metadata: String, CodingKey {
         case artist = "artist_name", release = "release_name", mapping = "mbid_mapping", info = "additional_info"
     }
@@ -37,7 +43,9 @@ private struct ListenEntry: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
-        guard let c = try? decoder.container(keyedBy: Keys.self), let time = c.plausibleTime(.listenedAt),
+        guard let c = try? decoder.container(keyedBy: Keys.self) else { return }
+        userName = c.string(.userName)
+        guard let time = c.plausibleTime(.listenedAt),
               let metadata = try? c.nestedContainer(keyedBy: Metadata.self, forKey: .metadata),
               let artist = metadata.string(.artist)
         else { return }
@@ -47,7 +55,7 @@ private struct ListenEntry: Decodable {
             listenedAt: time, artist: artist, release: metadata.string(.release),
             releaseMBID: mapping?.string(.releaseMBID) ?? submitted?.string(.releaseMBID),
             coverArtID: (try? mapping?.decodeIfPresent(Int.self, forKey: .caaID)) ?? nil,
-            coverArtReleaseMBID: mapping?.string(.caaReleaseMBID)
+            coverArtReleaseMBID: mapping?.string(.caaReleaseMBID), recordingMSID: c.string(.msid)
         )
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// One page of listens, as `GET /1/user/{user}/listens` answers it.
 public struct ListensPage: Sendable, Equatable {
-    /// The user in ListenBrainz's spelling (`user_id`).
+    /// The user in ListenBrainz's spelling: a listen's `user_name`. `user_id` only repeats the
+    /// name as the request wrote it, so it stands in only when the page has no listen.
     public var user: String?
     /// Newest first.
     public var listens: [Listen]
@@ -34,6 +35,8 @@ public struct ListensPage: Sendable, Equatable {
 public struct Listen: Sendable, Equatable {
     /// Unix time.
     public var listenedAt: Int
+    /// ListenBrainz's id of what was heard: with `listenedAt`, it tells one listen from another.
+    public var recordingMSID: String?
     public var artist: String
     /// The album; nil or empty for a listen with no release.
     public var release: String?
@@ -45,9 +48,10 @@ public struct Listen: Sendable, Equatable {
 
     public init(
         listenedAt: Int, artist: String, release: String?, releaseMBID: String? = nil, coverArtID: Int? = nil,
-        coverArtReleaseMBID: String? = nil
+        coverArtReleaseMBID: String? = nil, recordingMSID: String? = nil
     ) {
         self.listenedAt = listenedAt
+        self.recordingMSID = recordingMSID
         self.artist = artist
         self.release = release
         self.releaseMBID = releaseMBID

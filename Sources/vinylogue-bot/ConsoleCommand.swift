@@ -11,7 +11,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         abstract: "Chat with the bot in the terminal; “quit”, “exit” or end of input ends it."
     )
 
-    @Flag(help: "Use built-in offline sample listening data (users alice, bob, carol, dave): no key, no network.")
+    @Flag(help: ArgumentHelp("Use built-in offline sample listening data: no key, no network. \(DemoListeningData().unknownUserHint)"))
     var demo = false
 
     @Option(help: "The Telegram user id to chat as (for link and admin commands).")

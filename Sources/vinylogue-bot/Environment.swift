@@ -87,8 +87,7 @@ struct Environment {
     func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
         var options = BotAssembly.Options(metrics: metrics)
         if demo {
-            let names = DemoListeningData().userNames
-            options.unknownUserHint = "The demo knows \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")."
+            options.unknownUserHint = DemoListeningData().unknownUserHint
             return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"), options: options)
         }
         let key = try require { try configuration.requireLastFMKey() }

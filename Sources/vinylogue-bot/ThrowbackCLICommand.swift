@@ -18,7 +18,7 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     @Option(name: .customLong("min-plays"), help: "Hide albums with fewer plays than this.")
     var minimumPlays = 1
 
-    @Flag(help: "Use built-in offline sample listening data instead of Last.fm.")
+    @Flag(help: ArgumentHelp("Use built-in offline sample listening data instead of the services. \(DemoListeningData().unknownUserHint)"))
     var demo = false
 
     @Option(help: ArgumentHelp("Also write the week's album-cover collage to this JPEG file.", valueName: "file"))

@@ -231,7 +231,8 @@ enum Executable {
         #expect(replies[0].contains("1. "))
         // The ◀ ▶ buttons, as a line a person can act on.
         #expect(replies[0].hasSuffix("◀ 4 years ago: “throwback alice 4”   2 years ago ▶: “throwback alice 2”"))
-        #expect(replies[1] == "No Last.fm user is called “nobody_here”. The demo knows alice, bob, carol, dave and lb:erin.")
+        #expect(replies[1] == "No Last.fm user is called “nobody_here”. " + DemoListeningData().unknownUserHint)
+        #expect(replies[1].contains("alice, bob, carol and dave") && replies[1].contains("librefm:carol"))
         #expect(replies[2].contains("Usage: throwback [user] [years]"))
         // A typed escape sequence is shown, not obeyed.
         #expect(replies[3].contains("a\\u{1B}[2Jb"))
@@ -308,6 +309,23 @@ enum Executable {
         let result = try await Executable.run(["throwback", "bob", "2", "--demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("bob · week of "))
+    }
+
+    /// The README's examples of each service, in the demo.
+    @Test(arguments: ["lb:bob", "librefm:carol"])
+    func theThrowbackCommandPrintsAChartOfEveryServiceInTheDemo(name: String) async throws {
+        let result = try await Executable.run(["throwback", name, "3", "--demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("\(name) · week of "), "\(result.stdout)")
+        #expect(result.stdout.contains(", 3 years ago"), "\(result.stdout)")
+    }
+
+    @Test(arguments: ["console", "throwback"])
+    func theHelpNamesTheDemosUsers(command: String) async throws {
+        let result = try await Executable.run([command, "--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let help = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for name in ["alice", "bob", "carol", "dave", "lb:bob", "librefm:carol", "lb:erin"] { #expect(help.contains(name), "\(help)") }
     }
 
     @Test func theDemoThrowbackWritesACollageOffline() async throws {

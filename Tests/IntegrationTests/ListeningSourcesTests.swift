@@ -81,7 +81,7 @@ struct SourcesHarness {
             + SourcesHarness.listens(2, artist: "Burial", release: "Untrue")
             + SourcesHarness.listens(3, artist: "Later", release: "Next Week", inWeekStarting: week.toUnix)
             + SourcesHarness.listens(1, artist: "Earlier", release: "Two Years Ago", inWeekStarting: week.fromUnix - 52 * 604_800))
-        await harness.libreFM.addUser("carol", registered: week.fromUnix - 400 * 86_400, scrobbles:
+        await harness.libreFM.addUser("carol", created: week.fromUnix - 400 * 86_400, scrobbles:
             (0..<450).map { (at: week.fromUnix + 1000 + $0, artist: "Stereolab", album: "Dots and Loops") }
             + [(at: week.fromUnix - 10, artist: "Nope", album: "Wrong Week"), (at: week.toUnix, artist: "Nope", album: "Next Week")])
         let store = try BotStore(path: harness.base.databasePath)
@@ -136,26 +136,6 @@ struct SourcesHarness {
         #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz is not answering just now. Try again in a minute.")
         #expect(await harness.listenBrainz.calls.count == asked)
         #expect(await harness.reply("tb alice 3", session).contains("In Rainbows"))
-        await harness.stop()
-    }
-
-    @Test func aLibreFMAccountRegisteredBefore1970HasWeeksFrom1970Only() async throws {
-        let harness = try await SourcesHarness.start()
-        await harness.libreFM.addUser("old", registered: -99_999_999_999, scrobbles: [
-            (at: SourcesHarness.weekStart + 100, artist: "Can", album: "Tago Mago"),
-        ])
-        let store = try BotStore(path: harness.base.databasePath)
-        let assembly = harness.assembly()
-        let listening = assembly.listening(lastFM: assembly.lastFM(breaker: CircuitBreaker(), store: store), store: store)
-        let weeks = try await listening.weeks(of: "librefm:old")
-        #expect(weeks.first?.from == LastFMWeek.start(of: Date(timeIntervalSince1970: 0)))
-        #expect(weeks.count < 3000)
-        let engine = ThrowbackEngine(history: listening, now: { BotHarness.now })
-        guard case .chart(let summary) = try await engine.throwback(user: "librefm:old", yearsAgo: 1) else {
-            Issue.record("no chart")
-            return
-        }
-        #expect(summary.albums.map(\.name) == ["Tago Mago"])
         await harness.stop()
     }
 
@@ -231,7 +211,7 @@ struct SourcesHarness {
     @Test func qualifiedNamesInLinkTrackAndThrowbackAndBareNamesAsBefore() async throws {
         let harness = try await SourcesHarness.start()
         await harness.listenBrainz.addUser("Bob", listens: SourcesHarness.listens(3, artist: "Low", release: "HEY WHAT"))
-        await harness.libreFM.addUser("Carol", registered: SourcesHarness.weekStart - 86_400, scrobbles: [
+        await harness.libreFM.addUser("Carol", created: SourcesHarness.weekStart - 86_400, scrobbles: [
             (at: SourcesHarness.weekStart + 5, artist: "Stereolab", album: "Emperor Tomato Ketchup"),
         ])
         let store = try BotStore(path: harness.base.databasePath)

@@ -81,6 +81,38 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         #expect(query.contains("format=json"))
     }
 
+    @Test func libreFMsRecentTracksAndProfileDate() async throws {
+        // As GNU FM writes them: page 1 starts with the track playing now, dated now; no images.
+        let (libreFM, _) = client([
+            .respond(status: 200, body: """
+            {"recenttracks":{"track":[
+              {"artist":{"#text":"Can","mbid":""},"name":"Vitamin C","mbid":"","album":{"#text":"Ege Bamyasi","mbid":""},"url":"",
+               "date":{"#text":"15 Jun 2025 12:00 GMT","uts":"1749988800"},"streamable":"","@attr":{"nowplaying":"true"}},
+              {"artist":{"#text":"Can","mbid":""},"name":"Mushroom","mbid":"","album":{"#text":"Tago Mago","mbid":""},"url":"",
+               "date":{"#text":"19 Nov 2023 12:00 GMT","uts":"1700395200"},"streamable":""}
+            ],"@attr":{"user":"Carol","page":"1","perPage":"200","totalPages":"37"}}}
+            """),
+            .respond(status: 200, body: ##"{"recenttracks":{"track":{"artist":{"#text":"Can","mbid":""},"album":{"#text":"Tago Mago","mbid":""},"date":{"#text":"","uts":"1700395201"}},"@attr":{"totalPages":"2"}}}"##),
+            .respond(status: 200, body: #"{"user":{"name":"Carol","playcount":"3","profile_created":"Sun Mar  4 09:05:01 2012","image":[]}}"#),
+            .respond(status: 200, body: #"{"user":{"name":"Carol","profile_created":"So 4 Mär 2012 09:05:01 CET"}}"#),
+        ])
+        let page = try await libreFM.send(.recentTracks(user: "carol", range: week, page: 1))
+        #expect(page.tracks == [
+            RecentTrack(artist: "Can", album: "Ege Bamyasi", playedAt: nil),
+            RecentTrack(artist: "Can", album: "Tago Mago", playedAt: Date(timeIntervalSince1970: 1_700_395_200)),
+        ])
+        #expect(page.totalPages == 37)
+        #expect(try await libreFM.send(.recentTracks(user: "carol", range: nil, page: 2)).tracks.map(\.album) == ["Tago Mago"])
+        #expect(try await libreFM.userInfo("carol").registered == Date(timeIntervalSince1970: 1_330_851_901))
+        #expect(try await libreFM.userInfo("carol").registered == nil)
+    }
+
+    @Test func aRangeOfRecentTracksIsAskedWithBothBoundsExclusive() {
+        let call = LastFMCall<RecentTracksPage>.recentTracks(user: "carol", range: week, page: 2)
+        #expect(call.parameters.map { "\($0.name)=\($0.value)" } == ["user=carol", "from=1700395199", "to=1701000000", "page=2", "limit=200"])
+        #expect(LastFMCall<RecentTracksPage>.recentTracks(user: "carol", range: nil, page: 9, limit: 1).parameters.map(\.name) == ["user", "page", "limit"])
+    }
+
     @Test func friendsPagesAndAlbumCovers() async throws {
         let (lastFM, _) = client([
             .respond(status: 200, body: #"{"friends":{"user":[{"name":"eartle","realname":""},{"name":"Russ"}],"@attr":{"page":"1","totalPages":"2"}}}"#),
@@ -126,6 +158,10 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         (503, #"{"error":11,"message":"Offline"}"#, LastFMError.temporarilyUnavailable("error 11: Offline")),
         (502, "<html><body>Bad Gateway</body></html>", LastFMError.temporarilyUnavailable("HTTP 502")),
         (404, "Not Found", LastFMError.rejected(code: 404, message: "HTTP 404")),
+        // GNU FM (Libre.fm): an error element, its code a string, and report_failure's number.
+        (200, ##"{"error":{"#text":"Invalid resource specified","code":"7"}}"##, LastFMError.rejected(code: 7, message: "Invalid resource specified")),
+        (200, #"{"error":3,"message":"Invalid Method - No method with that name in this package"}"#,
+         LastFMError.rejected(code: 3, message: "Invalid Method - No method with that name in this package")),
     ])
     func errorsAreTyped(status: Int, body: String, expected: LastFMError) async {
         let (lastFM, _) = client([.respond(status: status, body: body)])

@@ -35,6 +35,23 @@ private let mbid = "8c1fd6e4-4c8f-4a8f-9a3e-1d2b3c4d5e6f"
         ])
     }
 
+    @Test func theStoredSpellingIsTheListensUserNameNotTheEchoedUserID() throws {
+        let json = #"""
+        {"payload": {"count": 1, "user_id": "lbcarol", "latest_listen_ts": 1700000000, "oldest_listen_ts": 1500000000, "listens": [
+          {"listened_at": 1700000000, "user_name": "LbCarol", "recording_msid": "5e1f0000-0000-4000-8000-000000000001",
+           "track_metadata": {"artist_name": "Low", "release_name": "HEY WHAT"}}
+        ]}}
+        """#
+        let page = try ListensPage.decode(Data(json.utf8))
+        #expect(page.user == "LbCarol")
+        #expect(page.listens.first?.recordingMSID == "5e1f0000-0000-4000-8000-000000000001")
+        #expect(page.spelling(of: "LBCAROL") == "LbCarol")
+        // A name that is not the asked one in another case is no spelling of it.
+        #expect(page.spelling(of: "someone") == "someone")
+        let empty = try ListensPage.decode(Data(#"{"payload": {"count": 0, "user_id": "lbcarol", "listens": []}}"#.utf8))
+        #expect(empty.user == "lbcarol")
+    }
+
     @Test(arguments: ["", "null", "[]", #"{"payload": 3}"#, #"{"error": "x"}"#])
     func notAPageIsAnError(json: String) {
         #expect(throws: (any Error).self) { try ListensPage.decode(Data(json.utf8)) }

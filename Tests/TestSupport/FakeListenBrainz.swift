@@ -1,8 +1,12 @@
 import Foundation
 
-/// A strict ListenBrainz on loopback: `GET /1/user/{name}/listens` with `max_ts` and `count`
-/// as the real one reads them (newest first, strictly before `max_ts`, `count` at most 1000,
-/// anything else a 400), 404 for unknown users, the rate-limit headers on every answer, and
+/// A strict ListenBrainz on loopback: `GET /1/user/{name}/listens` with `max_ts`, `min_ts` and
+/// `count` as listenbrainz-server reads them (webserver/views/api.py, get_listens, and
+/// listenstore/timescale_listenstore.py, fetch_listens): both bounds exclusive; newest first,
+/// or with `min_ts` the oldest `count` after it, still newest first; `count` at most 1000
+/// (anything else a 400, stricter than the server, which clamps). Names are found whatever
+/// their case: `user_id` repeats the name as the URL wrote it, and each listen's `user_name`
+/// is the stored spelling. 404 for unknown users, the rate-limit headers on every answer, and
 /// 429s on demand. Listens come with or without `mbid_mapping`.
 public actor FakeListenBrainz {
     /// One listen of the fixture.
@@ -10,21 +14,27 @@ public actor FakeListenBrainz {
         public var at: Int
         public var artist: String
         public var release: String?
+        /// `recording_msid`; nil gives each listen of the fixture its own.
+        public var msid: String?
         /// Sets `mbid_mapping` (release MBID, CAA id and CAA release); nil leaves the mapping out.
         public var mapping: (releaseMBID: String, caaID: Int?, caaReleaseMBID: String?)?
 
-        public init(at: Int, artist: String, release: String?, mapping: (releaseMBID: String, caaID: Int?, caaReleaseMBID: String?)? = nil) {
+        public init(
+            at: Int, artist: String, release: String?, msid: String? = nil, mapping: (releaseMBID: String, caaID: Int?, caaReleaseMBID: String?)? = nil
+        ) {
             self.at = at
             self.artist = artist
             self.release = release
+            self.msid = msid
             self.mapping = mapping
         }
     }
 
-    /// One request the fake received: the user, `max_ts` and `count`.
+    /// One request the fake received: the user, `max_ts`, `min_ts` and `count`.
     public struct Call: Sendable, Equatable {
         public var user: String
         public var maxTimestamp: Int?
+        public var minTimestamp: Int?
         public var count: Int
         public var authorization: String?
     }
@@ -55,7 +65,16 @@ public actor FakeListenBrainz {
 
     /// Adds a user with these listens (any order).
     public func addUser(_ name: String, listens: [FakeListen]) {
-        users[name.lowercased()] = (name, listens.sorted { $0.at > $1.at })
+        let identified = listens.enumerated().map { index, listen in
+            var listen = listen
+            let digits = String(index)
+            listen.msid = listen.msid ?? "00000000-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+            return listen
+        }
+        // The order of `ORDER BY listened_at DESC` among listens of one second is the SQL's to
+        // choose; here it is that of the unique index (listened_at, user_id, recording_msid)
+        // read backward, and `ASC` reads it forward.
+        users[name.lowercased()] = (name, identified.sorted { ($0.at, $0.msid ?? "") > ($1.at, $1.msid ?? "") })
     }
 
     /// The next `times` requests answer 429 with `X-RateLimit-Reset-In: resetIn`.
@@ -90,12 +109,15 @@ public actor FakeListenBrainz {
         else { return bad("unexpected request") }
         let count = request.query["count"].map { Int($0) } ?? 25
         guard let count, (1...1000).contains(count) else { return bad("count must be 1 to 1000") }
-        var maxTimestamp: Int?
-        if let text = request.query["max_ts"] {
-            guard let value = Int(text) else { return bad("max_ts must be a Unix time") }
-            maxTimestamp = value
+        var bounds: [String: Int] = [:]
+        for key in ["max_ts", "min_ts"] {
+            guard let text = request.query[key] else { continue }
+            guard let value = Int(text) else { return bad("\(key) must be a Unix time") }
+            bounds[key] = value
         }
-        calls.append(Call(user: name, maxTimestamp: maxTimestamp, count: count, authorization: request.headers["authorization"]))
+        let maxTimestamp = bounds["max_ts"], minTimestamp = bounds["min_ts"]
+        if let maxTimestamp, let minTimestamp, maxTimestamp <= minTimestamp { return bad("max_ts should be greater than min_ts") }
+        calls.append(Call(user: name, maxTimestamp: maxTimestamp, minTimestamp: minTimestamp, count: count, authorization: request.headers["authorization"]))
         countWaiters.resume { $0 <= calls.count }
         if let gate { await gate.wait() }
         if !tooManyRequests.isEmpty {
@@ -109,11 +131,14 @@ public actor FakeListenBrainz {
         guard let user = users[name.lowercased()] else {
             return FakeResponse(status: 404, body: Data(#"{"code": 404, "error": "Cannot find user: \#(name)"}"#.utf8), headers: headers)
         }
-        let page = user.listens.filter { listen in maxTimestamp.map { listen.at < $0 } ?? true }.prefix(count)
+        let matching = user.listens.filter { listen in
+            (maxTimestamp.map { listen.at < $0 } ?? true) && (minTimestamp.map { listen.at > $0 } ?? true)
+        }
+        let page = minTimestamp == nil ? Array(matching.prefix(count)) : Array(matching.suffix(count))
         let object: [String: Any] = ["payload": [
-            "count": page.count, "user_id": user.name,
+            "count": page.count, "user_id": name,
             "latest_listen_ts": user.listens.first?.at ?? 0, "oldest_listen_ts": user.listens.last?.at ?? 0,
-            "listens": page.map(Self.json),
+            "listens": page.map { Self.json($0, user: user.name) },
         ] as [String: Any]]
         return FakeResponse(status: 200, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), headers: headers)
     }
@@ -123,7 +148,7 @@ public actor FakeListenBrainz {
         return .json(#"{"code": 400, "error": "\#(message)"}"#, status: 400)
     }
 
-    private static func json(_ listen: FakeListen) -> [String: Any] {
+    private static func json(_ listen: FakeListen, user: String) -> [String: Any] {
         var metadata: [String: Any] = ["artist_name": listen.artist, "track_name": "Track", "additional_info": ["listening_from": "fake"]]
         if let release = listen.release { metadata["release_name"] = release }
         if let mapping = listen.mapping {
@@ -132,6 +157,8 @@ public actor FakeListenBrainz {
             if let release = mapping.caaReleaseMBID { object["caa_release_mbid"] = release }
             metadata["mbid_mapping"] = object
         }
-        return ["listened_at": listen.at, "inserted_at": listen.at, "user_name": "x", "track_metadata": metadata]
+        return [
+            "listened_at": listen.at, "inserted_at": listen.at, "user_name": user, "recording_msid": listen.msid ?? "", "track_metadata": metadata,
+        ]
     }
 }

@@ -59,6 +59,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = page.friends.map(\.name.count)
     }
 
+    // Libre.fm's way to a week: recent tracks between two instants.
+    if let page = call("recentTracks", { try await client.send(.recentTracks(user: "alice", range: asked, page: 1)) }) {
+        for track in page.tracks {
+            if let played = track.playedAt, !(0..<95_617_584_000).contains(played.timeIntervalSince1970) {
+                violated("recentTracks: an implausible time was kept", "\(played.timeIntervalSince1970)")
+            }
+        }
+    }
+
     if let info = call("albumInfo", { try await client.albumInfo(artist: "Björk", album: "Homogenic") }) {
         _ = info.coverURL?.absoluteString
     }

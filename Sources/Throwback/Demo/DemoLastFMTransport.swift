@@ -5,7 +5,9 @@ import Networking
 
 /// An offline stand-in for the Last.fm API: it answers the same URLs with the same JSON,
 /// quirks included (numbers as strings, `#text`, a single album as a bare object), from
-/// `DemoListeningData`. The real client and its decoding run unchanged on top of it.
+/// `DemoListeningData`. The real client and its decoding run unchanged on top of it. It
+/// answers ListenBrainz (`DemoListenBrainz`) and Libre.fm (`DemoLibreFM`) as well, wherever
+/// their roots are configured: the first by its path, the second by the key its client sends.
 ///
 /// Album covers are drawn on request (`DemoCover`): `album.getInfo` points at a made-up
 /// image host that this transport answers too, so collages work offline.
@@ -29,7 +31,8 @@ public struct DemoLastFMTransport: HTTPTransport {
         if request.url.host == Self.coverHost {
             return HTTPResponse(status: 200, body: DemoCover.image(artist: query["artist"] ?? "", album: query["album"] ?? ""))
         }
-        if request.url.path.hasSuffix("/listens") { return listenBrainz(request.url, query: query) }
+        if request.url.path.hasSuffix("/listens") { return DemoListenBrainz(data: data, now: now()).answer(request.url, query: query) }
+        if query["api_key"] == BotAssembly.libreFMKey.reveal() { return DemoLibreFM(data: data, now: now()).answer(query) }
         let method = query["method"]?.lowercased() ?? ""
         if method == "album.getinfo" {
             let artist = query["artist"] ?? "", album = query["album"] ?? ""
@@ -73,26 +76,6 @@ public struct DemoLastFMTransport: HTTPTransport {
         default:
             return json(["error": 3, "message": "Invalid Method - No method with that name in this package"])
         }
-    }
-
-    /// ListenBrainz's `GET /1/user/{user}/listens` for the demo's `lb:` users: the listens of
-    /// their generated weeks, newest first, before `max_ts`, with the span of their history.
-    private func listenBrainz(_ url: URL, query: [String: String]) -> HTTPResponse {
-        let name = url.deletingLastPathComponent().lastPathComponent
-        guard let listener = data.listenBrainzListener(name) else {
-            return HTTPResponse(status: 404, body: Data(#"{"code": 404, "error": "Cannot find user: \#(name)"}"#.utf8))
-        }
-        let now = now()
-        let before = query["max_ts"].flatMap(Int.init).map { min(Date(timeIntervalSince1970: TimeInterval($0)), now) } ?? now
-        let count = min(max(Int(query["count"] ?? "") ?? 25, 1), 1000)
-        let listens = data.listens(for: listener, before: before, count: count).map { listen -> [String: Any] in
-            ["listened_at": listen.at, "track_metadata": ["artist_name": listen.artist, "release_name": listen.album, "track_name": listen.album]]
-        }
-        let latest = data.listens(for: listener, before: now, count: 1).first?.at ?? 0
-        return json(["payload": [
-            "count": listens.count, "user_id": listener.name, "listens": listens,
-            "oldest_listen_ts": Int(LastFMWeek.start(of: listener.since).timeIntervalSince1970) + 3600, "latest_listen_ts": latest,
-        ] as [String: Any]])
     }
 
     private func json(_ object: [String: Any]) -> HTTPResponse {

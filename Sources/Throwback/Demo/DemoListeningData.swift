@@ -2,7 +2,9 @@ import Foundation
 import LastFM
 
 /// Deterministic sample listening histories for a few demo users, computed week by week
-/// from a seeded generator, so the demo works offline and looks the same every run.
+/// from a seeded generator, so the demo works offline and looks the same every run. Each of
+/// them scrobbles to Last.fm, ListenBrainz and Libre.fm alike, as many people's players do,
+/// so every name an example writes (`bob`, `lb:bob`, `librefm:carol`) has a history.
 public struct DemoListeningData: Sendable {
     struct Listener: Sendable {
         var name: String
@@ -12,9 +14,10 @@ public struct DemoListeningData: Sendable {
         var friends: [String]
     }
 
+    /// Users of all three services.
     let listeners: [Listener]
-    /// Demo users of ListenBrainz, named `lb:…`: their weeks are served as raw listens.
-    let listenBrainzListeners: [Listener]
+    /// Users of ListenBrainz only.
+    let listenBrainzOnly: [Listener]
 
     public init() {
         listeners = [
@@ -27,39 +30,69 @@ public struct DemoListeningData: Sendable {
             Listener(name: "dave", realName: "Dave", since: Self.date(2024, 6, 1),
                      favourites: DemoCatalogue.electronic + DemoCatalogue.jazz, friends: ["alice"]),
         ]
-        listenBrainzListeners = [
+        listenBrainzOnly = [
             Listener(name: "erin", realName: "Erin", since: Self.date(2016, 5, 8),
                      favourites: DemoCatalogue.electronic + DemoCatalogue.rockAndClassics, friends: []),
         ]
     }
 
-    /// The names of the demo users, as they are written: `lb:` for ListenBrainz's.
-    public var userNames: [String] { listeners.map(\.name) + listenBrainzListeners.map { "lb:\($0.name)" } }
+    /// Every account of the demo, as names are written: bare for Last.fm, `lb:` for
+    /// ListenBrainz and `librefm:` for Libre.fm.
+    public var userNames: [String] {
+        let names = listeners.map(\.name)
+        return names + (names + listenBrainzOnly.map(\.name)).map { "lb:\($0)" } + names.map { "librefm:\($0)" }
+    }
 
+    /// Who the demo knows, in a sentence: what is added to "no such user".
+    public var unknownUserHint: String {
+        let names = listeners.map(\.name)
+        let example = (lb: names.dropFirst().first ?? names.first ?? "", libreFM: names.dropFirst(2).first ?? names.first ?? "")
+        var text = "The demo knows \(Self.list(names)) (write lb:\(example.lb) or librefm:\(example.libreFM) for their ListenBrainz or Libre.fm accounts)"
+        if !listenBrainzOnly.isEmpty { text += " and \(Self.list(listenBrainzOnly.map { "lb:\($0.name)" }))" }
+        return text + "."
+    }
+
+    private static func list(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : "\(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")"
+    }
+
+    /// A user of Last.fm or Libre.fm, whatever the case of `name`.
     func listener(_ name: String) -> Listener? {
         listeners.first { $0.name.lowercased() == name.lowercased() }
     }
 
+    /// A user of ListenBrainz, whatever the case of `name`.
     func listenBrainzListener(_ name: String) -> Listener? {
-        listenBrainzListeners.first { $0.name.lowercased() == name.lowercased() }
+        listener(name) ?? listenBrainzOnly.first { $0.name.lowercased() == name.lowercased() }
     }
 
-    /// A listener's plays before `before`, newest first, at most `count`: each week's albums
-    /// (as `albums(for:weekStart:)` picks them) spread as single listens over the week.
-    func listens(for listener: Listener, before: Date, count: Int) -> [(at: Int, artist: String, album: String)] {
+    /// A listener's plays before `before` (and after `after`, if given), newest first, at most
+    /// `count`: each week's albums (as `albums(for:weekStart:)` picks them) spread as single
+    /// listens over the week, never at its first or last hour.
+    func listens(for listener: Listener, before: Date, after: Date? = nil, count: Int) -> [(at: Int, artist: String, album: String)] {
         var listens: [(at: Int, artist: String, album: String)] = []
         var week = LastFMWeek.start(of: before.addingTimeInterval(-1))
-        let first = LastFMWeek.start(of: listener.since)
+        let first = max(LastFMWeek.start(of: listener.since), after.map { LastFMWeek.start(of: $0) } ?? .distantPast)
         while listens.count < count && week >= first {
             let albums = albums(for: listener, weekStart: week)
             let plays = albums.flatMap { album in Array(repeating: album, count: album.playCount) }
             let step = plays.isEmpty ? 0 : (Int(LastFMWeek.length) - 7200) / plays.count
             let start = Int(week.timeIntervalSince1970) + 3600
             let inWeek = plays.enumerated().map { (at: start + $0.offset * step, artist: $0.element.artist, album: $0.element.name) }
-            listens += inWeek.filter { Double($0.at) < before.timeIntervalSince1970 }.reversed()
+            listens += inWeek.filter { listen in
+                Double(listen.at) < before.timeIntervalSince1970 && (after.map { Double(listen.at) > $0.timeIntervalSince1970 } ?? true)
+            }.reversed()
             week = week.addingTimeInterval(-LastFMWeek.length)
         }
         return Array(listens.prefix(count))
+    }
+
+    /// How many plays a listener has in all, until `now`.
+    func playCount(of listener: Listener, now: Date) -> Int {
+        let finished = chartList(for: listener, now: now).reduce(0) { total, week in
+            total + albums(for: listener, weekStart: week.from).reduce(0) { $0 + $1.playCount }
+        }
+        return finished + listens(for: listener, before: now, after: LastFMWeek.start(of: now), count: .max).count
     }
 
     /// Every completed week from the listener's first scrobble until `now`.
