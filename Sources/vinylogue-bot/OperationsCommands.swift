@@ -136,6 +136,16 @@ struct CheckCommand: AsyncParsableCommand {
             print("Last.fm: LASTFM_API_KEY is not set; get one at https://www.last.fm/api/account/create.")
             problems += 1
         }
+        do {
+            // Before the first start there is nothing to count.
+            if let store = try environment.openExistingStore() {
+                for line in try store.sizes().lines { print(line) }
+            }
+        } catch {
+            // Opening failed with its reason on standard error, or the count failed.
+            if !(error is ExitCode) { print("Database: could not count its rows: \(error)") }
+            problems += 1
+        }
         if problems > 0 { throw ExitCode.failure }
     }
 

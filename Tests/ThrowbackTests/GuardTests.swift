@@ -271,7 +271,7 @@ private final class GatedTransport: HTTPTransport {
             user: name, range: WeeklyChartRange(fromUnix: 0, toUnix: 604_800), yearsAgo: 2, albums: [], canGoBack: true, canGoForward: true
         )
         let buttons = YearNavigation.buttons(for: .throwback(.chart(summary)))
-        try await store.write { try $0.saveButtonNames(buttons) }
+        try await store.write { try $0.saveButtonNames(buttons, at: Date()) }
         let keyboard = try #require(buttons.keyboard)
         let data = keyboard.rows[0].map(\.callbackData)
         #expect(data.allSatisfy { $0.utf8.count <= 64 })

@@ -104,7 +104,7 @@ public struct BotAssembly: Sendable {
             .rateLimited(requestsPerSecond: options.lastFMRequestsPerSecond, clock: options.clock)
             .retrying(options.lastFMRetry, clock: options.clock, logger: logger, metrics: options.metrics)
             .circuitBroken(by: breaker)
-            .cached(in: SQLiteLastFMCache(store: store), now: options.now, metrics: options.metrics)
+            .cached(in: SQLiteLastFMCache(store: store, now: options.now), now: options.now, metrics: options.metrics)
     }
 
     /// Every listening source behind one history, each with its own chain of adaptors: Last.fm
@@ -112,7 +112,7 @@ public struct BotAssembly: Sendable {
     /// behind a circuit breaker of their own (one service's outage never blocks another's
     /// users), their built weeks cached in `store`. Every source's cache shares its misses.
     public func listening(lastFM: any LastFMClient, store: BotStore) -> ListeningSources {
-        let cache = SQLiteLastFMCache(store: store)
+        let cache = SQLiteLastFMCache(store: store, now: options.now)
         let listenBrainzLogger = options.makeLogger("listenbrainz")
         let listenBrainz = HTTPListenBrainzClient(
             transport: lastFMTransport, baseURL: configuration.listenBrainzAPIURL, token: configuration.listenBrainzToken, logger: listenBrainzLogger
@@ -284,8 +284,11 @@ public struct BotAssembly: Sendable {
         let composer = WeeklyPostComposer(engine: ThrowbackEngine(history: listening, now: options.now))
         let weeklyLogger = options.makeLogger("weekly")
         let photos = collagePhotos(lastFM: lastFM, store: store, keepCovers: true)
+        let pruner = StoragePruner(
+            store: store, listeningCacheBytes: configuration.listeningCacheMB << 20, now: options.now, logger: options.makeLogger("storage")
+        )
         let outbox = OutboxDeliverer(
-            store: store, telegram: messages, photos: photos, settings: options.delivery, clock: options.clock, now: options.now,
+            store: store, telegram: messages, photos: photos, pruner: pruner, settings: options.delivery, clock: options.clock, now: options.now,
             metrics: options.metrics, logger: options.makeLogger("outbox"), executor: telegramTransport.executor
         )
         let poster = WeeklyPoster(

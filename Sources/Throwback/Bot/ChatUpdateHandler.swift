@@ -169,7 +169,7 @@ public struct ChatUpdateHandler: Sendable {
             log.command = "inline"
             let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: log.logger)
             await commit(arrival.update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons)
+                try transaction.saveButtonNames(buttons, at: now())
                 return []
             }
         }
@@ -185,7 +185,7 @@ public struct ChatUpdateHandler: Sendable {
         case .reply(let reply)?:
             let (answer, buttons) = await answer(reply, to: message)
             await commit(update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons)
+                try transaction.saveButtonNames(buttons, at: now())
                 return answer
             }
         case let .change(change, then)?:
@@ -272,14 +272,14 @@ public struct ChatUpdateHandler: Sendable {
             let buttons = YearNavigation.buttons(for: reply)
             await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: log.logger)
             await commit(arrival.update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons)
+                try transaction.saveButtonNames(buttons, at: now())
                 return []
             }
             return
         }
         let (edit, buttons) = await edit(message, to: reply)
         await commit(arrival.update, log: log) { transaction in
-            try transaction.saveButtonNames(buttons)
+            try transaction.saveButtonNames(buttons, at: now())
             return [edit]
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Telegram
 
 /// The ◀ / ▶ buttons under a throwback: an earlier or later year of the same user, each shown
@@ -89,9 +90,9 @@ public struct YearNavigation: Sendable {
 }
 
 extension StoreTransaction {
-    /// Stores the names a reply's buttons carry by key.
-    public func saveButtonNames(_ buttons: YearNavigation.Buttons) throws {
-        for (key, name) in buttons.names { try saveButtonName(name, key: key) }
+    /// Stores the names a reply's buttons carry by key, as used at `date`.
+    public func saveButtonNames(_ buttons: YearNavigation.Buttons, at date: Date) throws {
+        for (key, name) in buttons.names { try saveButtonName(name, key: key, at: date) }
     }
 }
 

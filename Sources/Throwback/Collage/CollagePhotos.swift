@@ -105,15 +105,18 @@ public final class CollagePhotos: Sendable {
         summary.albums.isEmpty ? nil : await fileID(for: Self.key(for: summary))
     }
 
-    /// The `file_id` of a collage uploaded before, if any.
+    /// The `file_id` of a collage uploaded before, if any; its stored row counts as used.
     public func fileID(for key: CollageKey) async -> String? {
         switch known.value(forKey: key, now: elapsed.elapsed()) {
-        case .uploaded(let fileID)?: return fileID
+        case .uploaded(let fileID)?:
+            store.noteCollageUsed(key)
+            return fileID
         case .noCovers?: return nil
         case nil: break
         }
         guard let fileID = try? await store.collageFileID(key) else { return nil }
         known.set(.uploaded(fileID: fileID), forKey: key)
+        store.noteCollageUsed(key)
         return fileID
     }
 

@@ -22,6 +22,9 @@ public struct BotConfiguration: Sendable {
     public var databasePath: String
     /// The most megabytes downloaded album covers may take on disk; 0 keeps none.
     public var coverCacheMB: Int
+    /// `LISTENING_CACHE_MB`: the most megabytes of listening data (charts, album info) the
+    /// database keeps; beyond it, the answers unused longest go.
+    public var listeningCacheMB: Int
     public var adminUserIDs: [Int64]
     public var throwbackChatID: Int64?
     /// Where collages for inline results are uploaded, so that Telegram knows them by
@@ -57,7 +60,7 @@ public struct BotConfiguration: Sendable {
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
-        replyTTL: Duration = .seconds(3600),
+        listeningCacheMB: Int = 50, replyTTL: Duration = .seconds(3600),
         listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
         libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
         inlineCollageChatID: Int64? = nil
@@ -69,6 +72,7 @@ public struct BotConfiguration: Sendable {
         self.coverArtArchiveURL = coverArtArchiveURL
         self.replyTTL = replyTTL
         self.coverCacheMB = coverCacheMB
+        self.listeningCacheMB = listeningCacheMB
         self.telegramToken = telegramToken
         self.telegramAPIURL = telegramAPIURL
         self.lastFMAPIKey = lastFMAPIKey
@@ -94,7 +98,7 @@ public struct BotConfiguration: Sendable {
     public static let keys = [
         "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL",
         "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
-        "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
+        "DATABASE_PATH", "COVER_CACHE_MB", "LISTENING_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
     ]
@@ -171,6 +175,11 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "COVER_CACHE_MB", value: "\(coverMB)", expected: "megabytes between 0 and 100000")
         }
         coverCacheMB = Int(coverMB)
+        let listeningMB = try integer("listening.cache.mb") ?? 50
+        guard (1...100_000).contains(listeningMB) else {
+            throw ConfigurationError.invalid(key: "LISTENING_CACHE_MB", value: "\(listeningMB)", expected: "megabytes between 1 and 100000")
+        }
+        listeningCacheMB = Int(listeningMB)
         adminUserIDs = try (text("admin.user.ids") ?? "").split(separator: ",").map {
             let id = $0.trimmingCharacters(in: .whitespaces)
             guard let value = Int64(id) else {
@@ -251,7 +260,8 @@ public struct BotConfiguration: Sendable {
         return [
             "TELEGRAM_BOT_TOKEN=\(secret(telegramToken))", "TELEGRAM_API_URL=\(telegramAPIURL.absoluteString)",
             "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
-            "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
+            "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "LISTENING_CACHE_MB=\(listeningCacheMB)",
+            "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
             "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
             "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",

@@ -80,13 +80,21 @@ extension StoreTransaction {
         return db.changesCount
     }
 
-    /// Forgets messages done before `cutoff`, and the oldest done ones beyond `keeping`.
-    func pruneOutbox(doneBefore cutoff: Date, keeping: Int) throws {
-        try db.execute(sql: "DELETE FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') AND doneAt < ?", arguments: [StoredDate(cutoff)])
+    /// Forgets up to `limit` messages: those done before `cutoff`, then the oldest done ones
+    /// beyond `keeping`; returns how many. Their bodies go with them (a cascade).
+    func pruneOutbox(doneBefore cutoff: Date, keeping: Int, limit: Int) throws -> Int {
+        // Oldest first, so that a batch is found without reading the rows that stay.
         try db.execute(sql: """
             DELETE FROM outbox WHERE id IN (
-                SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') ORDER BY id DESC LIMIT -1 OFFSET ?)
-            """, arguments: [keeping])
+                SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') AND doneAt < ? ORDER BY id LIMIT ?)
+            """, arguments: [StoredDate(cutoff), limit])
+        let old = db.changesCount
+        guard old < limit else { return old }
+        try db.execute(sql: """
+            DELETE FROM outbox WHERE id IN (
+                SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped') ORDER BY id DESC LIMIT ? OFFSET ?)
+            """, arguments: [limit - old, keeping])
+        return old + db.changesCount
     }
 }
 

@@ -99,6 +99,8 @@ public final class OutboxDeliverer: Sendable {
     /// Sends one message through the Telegram client chain, compiled for that chain.
     private let sendMessage: @Sendable (TelegramRequest<MessageReceipt>) async throws -> MessageReceipt
     private let photos: CollagePhotos?
+    /// Run on the hourly tick: it keeps every table of the store within its bound.
+    private let pruner: StoragePruner?
     private let settings: Settings
     private let limiter: FloodLimiter
     private let clock: ElapsedClock
@@ -116,13 +118,16 @@ public final class OutboxDeliverer: Sendable {
     /// - Parameters:
     ///   - telegram: the client for sends, without retries or throttling of its own: this
     ///     deliverer does both.
+    ///   - pruner: prunes the store every hour while `run` runs; nil in a process that only
+    ///     sends what it enqueued.
     ///   - executor: where sending runs; the Telegram transport's `executor`.
     public init(
-        store: BotStore, telegram: some TelegramClient, photos: CollagePhotos?, settings: Settings = Settings(),
+        store: BotStore, telegram: some TelegramClient, photos: CollagePhotos?, pruner: StoragePruner? = nil, settings: Settings = Settings(),
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: BotMetrics = .none, logger: Logger,
         executor: (any TaskExecutor)? = nil
     ) {
         self.executor = executor
+        self.pruner = pruner
         self.store = store
         self.sendMessage = { try await telegram.send($0) }
         self.photos = photos
@@ -197,8 +202,8 @@ public final class OutboxDeliverer: Sendable {
 
     // MARK: Running
 
-    /// Delivers until cancelled: scans the outbox now and every `scanInterval`, and prunes it
-    /// of messages done a week ago. The pump runs on its own: `stop` ends it gracefully, and
+    /// Delivers until cancelled: scans the outbox now and every `scanInterval`, and runs the
+    /// pruner now and every hour. The pump runs on its own: `stop` ends it gracefully, and
     /// cancelling this ends it at once, as a crash would.
     public func run() async {
         await withTaskCancellationHandler {
@@ -217,14 +222,12 @@ public final class OutboxDeliverer: Sendable {
         while !Task.isCancelled {
             await scan()
             let elapsed = realTime.elapsed()
-            if lastPrune.map({ elapsed - $0 >= .seconds(3600) }) ?? true {
+            if let pruner, lastPrune.map({ elapsed - $0 >= .seconds(3600) }) ?? true {
                 lastPrune = elapsed
                 do {
-                    try await store.write { [now] in
-                        try $0.pruneOutbox(doneBefore: now().addingTimeInterval(-7 * 24 * 3600), keeping: 50_000)
-                    }
+                    try await pruner.prune()
                 } catch {
-                    logger.warning("could not prune the outbox", metadata: ["error": "\(error)"])
+                    if !Task.isCancelled { logger.warning("could not prune the database", metadata: ["error": "\(error)"]) }
                 }
             }
             do { try await realTime.sleep(settings.scanInterval) } catch { return }

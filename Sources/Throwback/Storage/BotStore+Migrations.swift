@@ -189,6 +189,52 @@ extension BotStore {
             try db.drop(table: "inboxEntry")
             try db.drop(table: "handledUpdate")
         }
+        migrator.registerMigration("v7: every table bounded: when rows were last used, the listening cache's size") { db in
+            // Rows that have been here all along count as used now: each gets its full lifetime.
+            // Album info (`album.getInfo`'s answers) ages by use; past weeks' charts do not.
+            let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+            try db.execute(sql: """
+                ALTER TABLE lastfmCache ADD COLUMN usedAt DATETIME;
+                UPDATE lastfmCache SET usedAt = \(now);
+                CREATE INDEX lastfmCacheByUse ON lastfmCache(usedAt);
+                CREATE INDEX lastfmCacheExpiring ON lastfmCache(expiresAt) WHERE expiresAt IS NOT NULL;
+                CREATE INDEX lastfmCacheAlbumsByUse ON lastfmCache(usedAt) WHERE key GLOB 'album.getinfo|*';
+                ALTER TABLE buttonName ADD COLUMN usedAt DATETIME;
+                UPDATE buttonName SET usedAt = \(now);
+                CREATE INDEX buttonNameByUse ON buttonName(usedAt);
+                ALTER TABLE collagePhoto ADD COLUMN usedAt DATETIME;
+                UPDATE collagePhoto SET usedAt = savedAt;
+                CREATE INDEX collagePhotoByUse ON collagePhoto(usedAt);
+                ALTER TABLE journalEntry ADD COLUMN receivedAt DATETIME;
+                UPDATE journalEntry SET receivedAt = \(now) WHERE handledAt IS NULL;
+                """)
+            // The cache's size, kept as it changes: summing it would read the whole table.
+            // Every writer upserts (a REPLACE would delete without the trigger).
+            try db.execute(sql: """
+                CREATE TABLE lastfmCacheSize (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
+                INSERT INTO lastfmCacheSize (id, bytes)
+                    SELECT 1, coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0) FROM lastfmCache;
+                CREATE TRIGGER lastfmCacheAdded AFTER INSERT ON lastfmCache BEGIN
+                    UPDATE lastfmCacheSize SET bytes = bytes + length(CAST(NEW.key AS BLOB)) + length(NEW.value);
+                END;
+                CREATE TRIGGER lastfmCacheRemoved AFTER DELETE ON lastfmCache BEGIN
+                    UPDATE lastfmCacheSize SET bytes = bytes - length(CAST(OLD.key AS BLOB)) - length(OLD.value);
+                END;
+                CREATE TRIGGER lastfmCacheRewritten AFTER UPDATE OF value ON lastfmCache BEGIN
+                    UPDATE lastfmCacheSize SET bytes = bytes + length(NEW.value) - length(OLD.value);
+                END;
+                """)
+            // A settled message is never sent again: its picture's bytes, often the largest part
+            // of the file, go at once, whichever way it was settled.
+            try db.execute(sql: """
+                CREATE TRIGGER outboxUploadDropped AFTER UPDATE OF state ON outbox
+                WHEN NEW.state IN ('sent', 'unconfirmed', 'dropped') BEGIN
+                    UPDATE outboxBody SET upload = NULL WHERE id = NEW.id AND upload IS NOT NULL;
+                END;
+                UPDATE outboxBody SET upload = NULL
+                    WHERE upload IS NOT NULL AND id IN (SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped'));
+                """)
+        }
         return migrator
     }
 }

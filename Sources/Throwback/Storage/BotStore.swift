@@ -18,6 +18,8 @@ public struct BotStore: Sendable {
     /// and a read is a thread hop. Writes through this store clear an entry; a change made by
     /// another process (`post-weekly`) is seen within `SettingsCache.lifetime`.
     let recentSettings = SettingsCache()
+    /// Cached rows read lately, marked used by the next pruning (`StoragePruner`).
+    let recentUse = RecentUse()
 
     /// Opens (creating if needed) the database at `path`, and migrates it unless `migrating`
     /// is false: a health check or a backup by a newer binary must not change the schema
@@ -195,6 +197,11 @@ public struct BotStore: Sendable {
                 db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE \(CollageKey.condition)"), arguments: key.arguments
             )
         }
+    }
+
+    /// A collage's stored `file_id` was used again: the next pruning keeps it for longer.
+    public func noteCollageUsed(_ key: CollageKey) {
+        recentUse.noteCollage(key)
     }
 
     /// Remembers the `file_id` Telegram gave an uploaded collage, so it is never uploaded again.

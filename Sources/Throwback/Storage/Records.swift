@@ -107,16 +107,6 @@ public struct CollageKey: Sendable, Hashable {
     }
 }
 
-/// A cached Last.fm answer.
-struct CachedAnswer: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
-    static let databaseTableName = "lastfmCache"
-
-    var key: String
-    var value: Data
-    /// Nil means forever (a past week's chart).
-    var expiresAt: Date?
-}
-
 /// A chat's weekly post for one Last.fm week: the claim that makes it go out once.
 /// `generation` grows when a post is forced again. While open, the claim is held by the
 /// process composing it until `leaseExpiresAt`; a lease that ran out (its process died) may

@@ -101,15 +101,17 @@ public struct StoreTransaction {
 
     // MARK: Buttons and collages
 
-    /// Remembers a Last.fm name too long for a button's 64 bytes of callback data.
-    public func saveButtonName(_ name: String, key: String) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO buttonName (key, name) VALUES (?, ?)").execute(arguments: [key, name])
+    /// Remembers a Last.fm name too long for a button's 64 bytes of callback data, as used
+    /// at `date`: a message showing the button was sent or edited then.
+    public func saveButtonName(_ name: String, key: String, at date: Date) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO buttonName (key, name, usedAt) VALUES (?, ?, ?)")
+            .execute(arguments: [key, name, StoredDate(date)])
     }
 
     public func saveCollageFileID(_ fileID: String, for key: CollageKey, at date: Date) throws {
         try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO collagePhoto (user, week, minimumPlayCount, fileID, savedAt) VALUES (?, ?, ?, ?, ?)"
-        ).execute(arguments: key.arguments + [fileID, StoredDate(date)])
+            sql: "INSERT OR REPLACE INTO collagePhoto (user, week, minimumPlayCount, fileID, savedAt, usedAt) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: key.arguments + [fileID, StoredDate(date), StoredDate(date)])
     }
 
     public func forgetCollageFileID(_ key: CollageKey) throws {

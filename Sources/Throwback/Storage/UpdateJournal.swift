@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Networking
-import Synchronization
 import Telegram
 
 /// Exactly-once handling of Telegram updates across restarts.
@@ -15,19 +14,14 @@ import Telegram
 /// Updates are recognised by what they are (`Update.identity`: chat and message id, or the
 /// button press's query id), never by `update_id`: Telegram restarts its numbering after a
 /// quiet week, so an id may come back for a new update.
+///
+/// Handled updates are forgotten by `StoragePruner`, once Telegram can no longer deliver them again.
 public struct UpdateJournal: Sendable {
     private let store: BotStore
-    /// How long a handled update is remembered. Telegram keeps unconfirmed updates for a day,
-    /// so no redelivery can come later than that.
-    private let memory: TimeInterval
     private let now: @Sendable () -> Date
-    /// When handled updates were last forgotten: once an hour is enough, and saves keeping an
-    /// index of handling times up to date with every update.
-    private let lastForgetting = LastForgetting()
 
-    public init(store: BotStore, memory: TimeInterval = 2 * 24 * 3600, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: BotStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
-        self.memory = memory
         self.now = now
     }
 
@@ -50,21 +44,17 @@ public struct UpdateJournal: Sendable {
             return (received.update, identity, received.json)
         }
         let now = now()
-        let forgetBefore = lastForgetting.due(at: now) ? StoredDate(now.addingTimeInterval(-memory)) : nil
         return try await store.write { transaction in
             let db = transaction.db
             // One statement per update: a known identity, handled or waiting, is not inserted again.
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload) VALUES (?, ?)")
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
             var fresh: [Update] = []
             for (update, identity, payload) in rows {
-                if try insert.run(.text(identity), .bytes(payload)) > 0 { fresh.append(update) }
+                if try insert.run(.text(identity), .bytes(payload), .date(now)) > 0 { fresh.append(update) }
             }
             try db.cachedStatement(
                 sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
             ).execute(arguments: [nextOffset])
-            if let forgetBefore {
-                try db.execute(sql: "DELETE FROM journalEntry WHERE handledAt < ?", arguments: [forgetBefore])
-            }
             return fresh
         }
     }
@@ -76,20 +66,6 @@ public struct UpdateJournal: Sendable {
         }
         let decoder = JSONTapeDecoder()
         return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
-    }
-}
-
-/// The last time handled updates were forgotten.
-private final class LastForgetting: Sendable {
-    private let last = Mutex<Date?>(nil)
-
-    /// Whether an hour has passed since the last time (or there was none); if so, now is the last time.
-    func due(at now: Date) -> Bool {
-        last.withLock { last in
-            guard last.map({ now.timeIntervalSince($0) >= 3600 }) ?? true else { return false }
-            last = now
-            return true
-        }
     }
 }
 

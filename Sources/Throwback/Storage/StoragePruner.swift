@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+import Logging
+import Networking
+
+/// Keeps every table of the store within a bound, on one schedule (the outbox's hourly tick).
+/// Each table's rows go once nothing can need them any more, or, for the listening cache,
+/// once it outgrows `LISTENING_CACHE_MB`, the answers unused longest first: a cache row
+/// dropped is fetched again when asked for, never answered wrongly.
+///
+/// Rows go in batches of `batch`, each its own short write: the bot's replies wait for the
+/// same write lock.
+public struct StoragePruner: Sendable {
+    /// How long each kind of row is kept.
+    public struct Lifetimes: Sendable {
+        /// Sent, unconfirmed and dropped messages, after they were settled.
+        public var finishedMessages: Duration
+        /// The most finished messages kept, however recent.
+        public var finishedMessageCount: Int
+        /// Album info (where a cover is), since it was last used.
+        public var albumInfo: Duration
+        /// The names behind button data, since a message with the button was last sent or
+        /// edited. A message can be pressed as long as it exists; a year keeps every button
+        /// anyone still presses in practice, and a press after it only gets no answer.
+        public var buttonNames: Duration
+        /// Uploaded collages' `file_id`s, since last used; a forgotten one is uploaded again.
+        public var collagePhotos: Duration
+        /// Handled updates. Telegram delivers an update again for a day at most.
+        public var handledUpdates: Duration
+        /// Updates never handled since they arrived: one this version can read is handled at
+        /// once, or at the next start (before the first pruning); the rest never will be.
+        public var unhandledUpdates: Duration
+        /// Weekly posts' claims, after their week began: only the current week's are claimed.
+        public var weeklyPosts: Duration
+
+        public init(
+            finishedMessages: Duration = .seconds(7 * 86_400), finishedMessageCount: Int = 50_000,
+            albumInfo: Duration = .seconds(90 * 86_400), buttonNames: Duration = .seconds(365 * 86_400),
+            collagePhotos: Duration = .seconds(90 * 86_400), handledUpdates: Duration = .seconds(2 * 86_400),
+            unhandledUpdates: Duration = .seconds(7 * 86_400), weeklyPosts: Duration = .seconds(8 * 7 * 86_400)
+        ) {
+            self.finishedMessages = finishedMessages
+            self.finishedMessageCount = finishedMessageCount
+            self.albumInfo = albumInfo
+            self.buttonNames = buttonNames
+            self.collagePhotos = collagePhotos
+            self.handledUpdates = handledUpdates
+            self.unhandledUpdates = unhandledUpdates
+            self.weeklyPosts = weeklyPosts
+        }
+    }
+
+    private let store: BotStore
+    private let lifetimes: Lifetimes
+    private let listeningCacheBytes: Int
+    private let batch: Int
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    /// - Parameter listeningCacheBytes: `LISTENING_CACHE_MB`: the most bytes of answers the
+    ///   listening cache keeps.
+    public init(
+        store: BotStore, lifetimes: Lifetimes = Lifetimes(), listeningCacheBytes: Int, batch: Int = 500,
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        self.store = store
+        self.lifetimes = lifetimes
+        self.listeningCacheBytes = listeningCacheBytes
+        self.batch = max(1, batch)
+        self.now = now
+        self.logger = logger
+    }
+
+    /// One pass over every table; returns how many rows went from each, by table.
+    @discardableResult
+    public func prune() async throws -> [String: Int] {
+        let now = now()
+        func before(_ lifetime: Duration) -> StoredDate { StoredDate(now.addingTimeInterval(-lifetime.seconds)) }
+        try await markUsed(at: now)
+        var pruned: [String: Int] = [:]
+        let (lifetimes, limit) = (lifetimes, batch)
+        pruned["outbox"] = try await repeatedly { db in
+            try StoreTransaction(db: db, store: store).pruneOutbox(
+                doneBefore: now.addingTimeInterval(-lifetimes.finishedMessages.seconds), keeping: lifetimes.finishedMessageCount, limit: limit
+            )
+        }
+        // Expired answers; album info unused for its lifetime, found by an index of album info
+        // alone (the query repeats its condition word for word), so that a pass never reads the
+        // charts kept for good; then what is unused longest, beyond the cap.
+        pruned["lastfmCache"] = try await deleting(
+            "DELETE FROM lastfmCache WHERE key IN (SELECT key FROM lastfmCache WHERE expiresAt <= ? LIMIT ?)", [StoredDate(now)]
+        ) + deleting("""
+            DELETE FROM lastfmCache WHERE key IN (
+                SELECT key FROM lastfmCache INDEXED BY lastfmCacheAlbumsByUse WHERE key GLOB 'album.getinfo|*' AND usedAt < ? LIMIT ?)
+            """, [before(lifetimes.albumInfo)]) + evictBeyondCap()
+        pruned["buttonName"] = try await deleting(
+            "DELETE FROM buttonName WHERE key IN (SELECT key FROM buttonName WHERE usedAt < ? LIMIT ?)", [before(lifetimes.buttonNames)]
+        )
+        pruned["collagePhoto"] = try await deleting(
+            "DELETE FROM collagePhoto WHERE rowid IN (SELECT rowid FROM collagePhoto WHERE usedAt < ? LIMIT ?)", [before(lifetimes.collagePhotos)]
+        )
+        pruned["journalEntry"] = try await deleting("""
+            DELETE FROM journalEntry WHERE sequence IN (
+                SELECT sequence FROM journalEntry WHERE handledAt < ? OR (handledAt IS NULL AND receivedAt < ?) LIMIT ?)
+            """, [before(lifetimes.handledUpdates), before(lifetimes.unhandledUpdates)])
+        pruned["weeklyPost"] = try await deleting(
+            "DELETE FROM weeklyPost WHERE rowid IN (SELECT rowid FROM weeklyPost WHERE week < ? LIMIT ?)",
+            [Int64(now.timeIntervalSince1970 - lifetimes.weeklyPosts.seconds)]
+        )
+        pruned = pruned.filter { $0.value > 0 }
+        if !pruned.isEmpty {
+            let rows = pruned.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            logger.info("old rows pruned", metadata: ["rows": "\(rows)"])
+        }
+        return pruned
+    }
+
+    /// Marks the cached rows read since the last pass as used now.
+    private func markUsed(at now: Date) async throws {
+        let (answers, collages) = store.recentUse.take()
+        for chunk in Array(answers).chunks(of: batch) {
+            try await store.write(synced: false) { transaction in
+                let mark = try transaction.db.cachedStatement(sql: "UPDATE lastfmCache SET usedAt = ? WHERE key = ?")
+                for key in chunk { try mark.run(.date(now), .text(key)) }
+            }
+        }
+        for chunk in Array(collages).chunks(of: batch) {
+            try await store.write(synced: false) { transaction in
+                let mark = try transaction.db.cachedStatement(sql: "UPDATE collagePhoto SET usedAt = ? WHERE \(CollageKey.condition)")
+                for key in chunk {
+                    try mark.run(.date(now), .text(key.user), .integer(key.week), .integer(Int64(key.minimumPlayCount)))
+                }
+            }
+        }
+    }
+
+    /// Drops the listening cache's answers unused longest until what is left fits the cap.
+    private func evictBeyondCap() async throws -> Int {
+        let (cap, limit) = (listeningCacheBytes, batch)
+        return try await repeatedly { db in
+            let bytes = try Int.fetchOne(db, sql: "SELECT bytes FROM lastfmCacheSize") ?? 0
+            guard bytes > cap else { return 0 }
+            let oldest = try Row.fetchAll(db, sql: """
+                SELECT key, length(CAST(key AS BLOB)) + length(value) AS size FROM lastfmCache ORDER BY usedAt LIMIT ?
+                """, arguments: [limit])
+            var (keys, freed) = ([String](), 0)
+            for row in oldest where freed < bytes - cap {
+                keys.append(row["key"])
+                freed += row["size"] as Int
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM lastfmCache WHERE key = ?")
+            for key in keys { try delete.run(.text(key)) }
+            // A full batch may leave more to evict; fewer means what is left fits.
+            return keys.count
+        }
+    }
+
+    /// Runs `sql`, a DELETE of at most a batch of rows (its last argument, added here), until
+    /// it deletes fewer; returns how many it deleted in all.
+    private func deleting(_ sql: String, _ arguments: StatementArguments) async throws -> Int {
+        let limit = batch
+        return try await repeatedly { db in
+            try db.execute(sql: sql, arguments: arguments + [limit])
+            return db.changesCount
+        }
+    }
+
+    /// Runs `step`, each time in a write of its own, until it changes fewer than a batch of
+    /// rows; returns how many it changed in all.
+    private func repeatedly(_ step: @escaping @Sendable (Database) throws -> Int) async throws -> Int {
+        var total = 0
+        while true {
+            let changed = try await store.write(synced: false) { try step($0.db) }
+            total += changed
+            if changed < batch { return total }
+        }
+    }
+}
+
+extension Array {
+    /// The array in consecutive pieces of at most `size` elements.
+    fileprivate func chunks(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
