@@ -120,11 +120,58 @@ import TestLogging
         let directory = try Executable.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = ["LASTFM_API_KEY": "k", "THROWBACK_CHAT_ID": "-5"]
-        for arguments in [["post-weekly", "--dry-run"], ["post-weekly", "--dry-run", "--force", "--chat", "-5"]] {
+        for arguments in [["post-weekly", "--dry-run"], ["post-weekly", "--dry-run", "--force", "--chat", "-5"], ["chats"]] {
             let result = try await Executable.start(arguments, in: directory, environment: environment).result()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.hasPrefix("There is no database at vinylogue.sqlite (DATABASE_PATH)"), "\(result.stdout)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
+    }
+
+    @Test func chatsListsEachChatWithItsRosterSettingsAndScheduleBesideTheRunningBot() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Open, as the running bot keeps it.
+        let store = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        _ = try await store.addToRoster(["alice", "Bob"], chat: -42, limit: 50)
+        try await store.updateSettings(for: -42) {
+            $0.weeklyPost = true
+            $0.schedule = "sun 20:59"
+            $0.scheduleZone = "Asia/Tokyo"
+            $0.minimumPlayCount = 3
+        }
+        _ = try await store.addToRoster(["lb:carol"], chat: 7, limit: 50)
+        // Times just before the Last.fm week starts (Sunday 12:00 UTC), which are never due
+        // but in that minute: the next is always a week away.
+        let environment = ["THROWBACK_SCHEDULE": "sun 11:59", "THROWBACK_CHAT_ID": "-1001"]
+        let result = try await Executable.start(["chats"], in: directory, environment: environment).result()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "3 chats in vinylogue.sqlite:")
+        #expect(result.stdout.contains("""
+            chat -42
+              tracks: alice, Bob
+              filter: albums with at least 3 plays
+              covers: on
+              weekly post: on, sun 20:59 Asia/Tokyo (its own schedule); next due Sun
+            """), "\(result.stdout)")
+        #expect(result.stdout.contains("""
+            chat -1001
+              tracks: nobody
+              filter: none, every album shows
+              covers: on
+              weekly post: on, sun 11:59 UTC (the default schedule); next due Sun
+            """), "\(result.stdout)")
+        #expect(result.stdout.contains("""
+            chat 7
+              tracks: lb:carol
+              filter: none, every album shows
+              covers: on
+              weekly post: off, sun 11:59 UTC (the default schedule)
+
+            """), "\(result.stdout)")
+        // Chats in id order.
+        #expect(lines.filter { $0.hasPrefix("chat ") } == ["chat -1001", "chat -42", "chat 7"])
+        _ = try await store.roster(of: -42)
     }
 }

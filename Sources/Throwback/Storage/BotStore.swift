@@ -175,6 +175,11 @@ public struct BotStore: Sendable {
         try await read { db in try ChatSettings.fetchAll(db) }
     }
 
+    /// Every chat with settings of its own or a roster, in id order.
+    public func knownChats() async throws -> [Int64] {
+        try await read { db in try Int64.fetchAll(db, sql: "SELECT id FROM chat UNION SELECT chatID FROM rosterEntry ORDER BY 1") }
+    }
+
     /// A group became a supergroup: everything stored for the old id moves to the new one.
     public func migrateChat(from old: Int64, to new: Int64) async throws {
         try await write { try $0.migrateChat(from: old, to: new) }
