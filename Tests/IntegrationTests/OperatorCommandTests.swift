@@ -1,3 +1,4 @@
+import Covers
 import Foundation
 import LastFM
 import Testing
@@ -5,7 +6,8 @@ import TestSupport
 import Throwback
 import TestLogging
 
-/// The operator's commands beside the bot, run as the built executable.
+/// The operator's commands beside the bot: `post-weekly --dry-run`, `chats`, `backup`, and
+/// `throwback --collage`, run as the built executable.
 @Suite(.capturingLogs, .timeLimit(.minutes(2))) struct OperatorCommandTests {
     /// Due every week from Sunday 12:01 UTC, just after the Last.fm week starts: due whenever this runs.
     static let schedule = "sun 12:01"
@@ -173,5 +175,34 @@ import TestLogging
         // Chats in id order.
         #expect(lines.filter { $0.hasPrefix("chat ") } == ["chat -1001", "chat -42", "chat 7"])
         _ = try await store.roster(of: -42)
+    }
+
+    @Test func aBackupIntoAMissingFolderSaysSoInOneLine() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        let missing = directory.appendingPathComponent("missing")
+        let result = try await Executable.start(["backup", missing.appendingPathComponent("b.sqlite").path], in: directory).result()
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Cannot write the backup: there is no folder \(missing.path).\n")
+    }
+
+    @Test func aCollageNamedPNGIsAPNGAndAnotherExtensionIsRefused() async throws {
+        let folder = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let png = folder.appendingPathComponent("a.png").path
+        let written = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", png])
+        #expect(written.status == 0, "\(written.stderr)")
+        let info = try ImageInfo(inspecting: try Data(contentsOf: URL(fileURLWithPath: png)))
+        #expect(info.format == .png)
+        #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
+
+        let gif = folder.appendingPathComponent("a.gif").path
+        let refused = try await Executable.run(["throwback", "alice", "3", "--demo", "--collage", gif])
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr == "--collage: a.gif: a collage is written as JPEG (.jpg) or PNG (.png); give a name ending in one of those.\n")
+        #expect(!FileManager.default.fileExists(atPath: gif))
     }
 }
