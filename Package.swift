@@ -113,6 +113,7 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-bot",
             dependencies: [
+                "Covers",
                 "Operations",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",

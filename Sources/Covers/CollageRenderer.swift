@@ -61,6 +61,16 @@ public struct CollageRenderer: CollageRendering {
         try renderCollage(tiles).jpeg
     }
 
+    /// A collage `render` made, in `format` (a PNG file a person asked for, say), converted on
+    /// the calling thread: for command-line tools.
+    public static func converted(_ jpeg: Data, to format: ImageFormat) throws(CoverError) -> Data {
+        guard format != .jpeg else { return jpeg }
+        if case let .failure(error) = LibGD.shared { throw error }
+        guard let image = GDImage.decodeUnchecked(jpeg, as: .jpeg) else { throw .decodeFailed(.jpeg) }
+        guard let converted = image.encoded(as: format) else { throw .renderFailed }
+        return converted
+    }
+
     /// The collage and the grid chosen, for tests.
     func renderCollage(_ tiles: [CollageTile]) throws(CoverError) -> (jpeg: Data, layout: CollageLayout) {
         let shown = Array(tiles.prefix(CollageLayout.threeByThree.capacity))

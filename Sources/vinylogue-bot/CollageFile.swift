@@ -1,8 +1,10 @@
+import Covers
 import Foundation
 import LastFM
 import Throwback
 
-/// Writes a throwback's cover collage to a file, for the terminal commands.
+/// Writes a throwback's cover collage to a file, for the terminal commands: JPEG, or PNG for
+/// a name ending in `.png`.
 enum CollageFile {
     enum Failure: Error, CustomStringConvertible {
         case noAlbums
@@ -24,57 +26,39 @@ enum CollageFile {
         return summary
     }
 
-    /// Renders the collage of `reply`'s week and writes it to `path` as a JPEG.
+    /// The format a collage file is written in, by its name's extension: JPEG without one;
+    /// nil for an extension it is not written in.
+    static func format(of path: String) -> ImageFormat? {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "", "jpg", "jpeg": .jpeg
+        case "png": .png
+        default: nil
+        }
+    }
+
+    /// Renders the collage of `reply`'s week and writes it to `path`, in the format its name says.
     static func write(_ reply: BotReply, to path: String, photos: CollagePhotos) async throws(Failure) {
         guard let summary = summary(in: reply) else { throw .noAlbums }
-        guard let collage = await photos.collage(of: summary.albums) else { throw .notRendered }
+        guard let collage = await photos.collage(of: summary.albums),
+              let image = try? CollageRenderer.converted(collage.jpeg, to: format(of: path) ?? .jpeg)
+        else { throw .notRendered }
         do {
-            try collage.jpeg.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try image.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw .notWritten(path, reason: reason(error))
+            throw .notWritten(path, reason: OutputPath.reason(error))
         }
     }
 
-    /// Why a collage file cannot be written at `path`, in a sentence, or nil if it can: checked
-    /// before any work, so that a folder or a missing one is named rather than failing late.
+    /// Why a collage file cannot be written at `path`, in a sentence, or nil if it can:
+    /// checked before any work, so that a folder, a missing one or a format that is not
+    /// written is named rather than failing late.
     static func problem(writingTo path: String) -> String? {
-        if isFolder(path) { return "\(path) is a folder; give a file name, such as \(URL(fileURLWithPath: path).appendingPathComponent("collage.jpg").path)" }
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: parent) else { return "there is no folder \(parent)" }
-        guard isFolder(parent) else { return "\(parent) is not a folder" }
-        guard FileManager.default.isWritableFile(atPath: parent) else { return "the folder \(parent) is not writable" }
-        return nil
-    }
-
-    /// Makes `path` a folder collages can go to, creating it (and any missing parents) if it
-    /// does not exist. Why it cannot be one, in a sentence, or nil.
-    static func problem(preparingFolder path: String) -> String? {
-        if FileManager.default.fileExists(atPath: path) {
-            guard isFolder(path) else { return "\(path) is a file, not a folder" }
-        } else {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                return "could not create the folder \(path): \(reason(error))"
-            }
+        if let problem = OutputPath.problem(writingTo: path, example: "collage.jpg") { return problem }
+        guard format(of: path) != nil else {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            return "\(name): a collage is written as JPEG (.jpg) or PNG (.png); give a name ending in one of those"
         }
-        guard FileManager.default.isWritableFile(atPath: path) else { return "the folder \(path) is not writable" }
         return nil
-    }
-
-    private static func isFolder(_ path: String) -> Bool {
-        var folder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
-    }
-
-    /// The system's reason for a file error ("Permission denied"), rather than Foundation's
-    /// "The operation could not be completed" with a domain and a code.
-    private static func reason(_ error: any Error) -> String {
-        if let underlying = (error as? CocoaError)?.underlying.map({ $0 as NSError }), underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        let text = error.localizedDescription
-        return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
     /// A file name for a throwback's collage: `alice-2023-11-19-3y.jpg`.

@@ -24,7 +24,7 @@ struct ConsoleCommand: AsyncParsableCommand {
     var collageDir: String?
 
     func run() async throws {
-        if let collageDir, let problem = CollageFile.problem(preparingFolder: collageDir) {
+        if let collageDir, let problem = OutputPath.problem(preparingFolder: collageDir) {
             throw Environment.fail(TerminalText.printable("--collage-dir: \(problem)."), code: .validationFailure)
         }
         let environment = try await Environment.load()

@@ -72,6 +72,26 @@ struct Environment {
         return try openStore(migrating: false)
     }
 
+    /// The database as it is, read-only, for a view beside the running bot (which WAL mode
+    /// allows): nil when there is none, and nothing is created. A database an older version
+    /// made is refused in one line, as its tables may lack a column the view reads.
+    func openStoreForReading() throws -> BotStore? {
+        let path = configuration.databasePath
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let store: BotStore
+        do {
+            store = try BotStore.readOnly(path: path)
+            guard try store.hasCurrentSchema() else {
+                throw Environment.fail("The database at \(path) was made by an older vinylogue-bot; start the bot once to update it.")
+            }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw Environment.fail("Could not read the database at \(path): \(error)")
+        }
+        return store
+    }
+
     private func openStore(migrating: Bool) throws -> BotStore {
         do {
             return try BotStore(path: configuration.databasePath, migrating: migrating)

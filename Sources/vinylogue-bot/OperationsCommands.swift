@@ -70,8 +70,11 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
+        if let problem = OutputPath.problem(writingTo: file, example: "vinylogue-backup.sqlite") {
+            throw Environment.fail(TerminalText.printable("Cannot write the backup: \(problem)."), code: .validationFailure)
+        }
         guard !FileManager.default.fileExists(atPath: file) else {
-            throw Environment.fail("\(file) already exists; choose a new file name.")
+            throw Environment.fail(TerminalText.printable("\(file) already exists; choose a new file name."), code: .validationFailure)
         }
         do {
             guard let store = try environment.openExistingStore() else {

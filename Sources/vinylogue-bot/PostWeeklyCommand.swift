@@ -12,10 +12,14 @@ struct PostWeeklyCommand: AsyncParsableCommand {
         discussion: """
             A chat is due when its weekly post is on and its day and time have passed in the current \
             Last.fm week without a post. Each chat gets its post once a week, however often this runs.
+
+            --dry-run prints each message as the bot would send it, split as it would be, and records \
+            nothing. With --chat it shows that chat's next post whether or not it is due or on; without \
+            it, the chats that are due (with --force, every chat whose post is on).
             """
     )
 
-    @Flag(help: "Print the messages instead of sending them; nothing is recorded.")
+    @Flag(help: "Print the messages instead of sending them; nothing is recorded and no database is created.")
     var dryRun = false
 
     @Flag(help: "Post again to chats whose post already went out this week.")
@@ -27,28 +31,26 @@ struct PostWeeklyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        // A dry run sends nothing, so it works without a token.
-        let token = try dryRun
-            ? environment.configuration.telegramToken ?? Secret("dry-run")
-            : environment.require { try environment.configuration.requireTelegramToken() }
+        if dryRun { return try await WeeklyDryRun(chat: chat, force: force).run(environment) }
+        let token = try environment.require { try environment.configuration.requireTelegramToken() }
         let store = try environment.openStore()
-        let services = try environment.assembly(demo: false).services(telegramTransport: environment.transport, token: token, store: store)
+        let assembly = try environment.assembly(demo: false)
+        let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
         let now = Date()
         let due = try await services.scheduler.due(at: now, includingPosted: force, only: chat)
         guard !due.isEmpty else {
-            print(chat.map { "Chat \($0) has no weekly post due (it is off, not due yet, or already posted this week; --force posts again)." }
-                ?? "No chat has a weekly post due.")
+            if let chat {
+                let settings = try await store.settings(for: chat)
+                let status = try await assembly.calendar.status(of: settings, in: store, at: now)
+                print("Chat \(chat): nothing posted; \(Self.why(status, time: assembly.calendar.time(for: settings))).")
+            } else {
+                print("No chat has a weekly post due.")
+            }
             return
         }
         var failed = false
         for (index, item) in due.enumerated() {
             let progress = "[\(index + 1)/\(due.count)] chat \(item.chat)"
-            if dryRun {
-                let messages = try await services.preview.messages(chat: item.chat, dueAt: item.instant, formatter: .plain)
-                print("\(progress): \(messages.isEmpty ? "nobody is tracked" : WeekDescription.count(messages.count, "message"))")
-                for message in messages { print("\n" + message + "\n") }
-                continue
-            }
             print("\(progress): posting…")
             let outcome = await services.poster.post(chat: item.chat, dueAt: item.instant, force: force)
             guard case let .posted(messages, users) = outcome else {
@@ -71,6 +73,18 @@ struct PostWeeklyCommand: AsyncParsableCommand {
             if messages.count - sent - waiting > 0 { failed = true }
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// Why a chat that is not due gets nothing now: `force` posts a chat that was posted, so
+    /// the answer never suggests a flag that was given.
+    static func why(_ status: WeeklyPostStatus, time: PostingTime) -> String {
+        switch status {
+        case .off: "its weekly post is off (an admin turns it on there with “weekly on”)"
+        case .upcoming(let next): "its weekly post is not due until \(time.moment(next))"
+        // It fell due between the two looks.
+        case .due: "its weekly post fell due just now; run again"
+        case .posted(_, let next): "this week's post already went out (--force posts it again); the next is due \(time.moment(next))"
+        }
     }
 
     static func describe(_ outcome: WeeklyPostOutcome) -> String {

@@ -21,7 +21,7 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     @Flag(help: ArgumentHelp("Use built-in offline sample listening data instead of the services. \(DemoListeningData().unknownUserHint)"))
     var demo = false
 
-    @Option(help: ArgumentHelp("Also write the week's album-cover collage to this JPEG file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the week's album-cover collage to this file: JPEG (.jpg), or PNG (.png).", valueName: "file"))
     var collage: String?
 
     func validate() throws {

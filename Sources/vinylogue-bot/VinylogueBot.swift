@@ -13,7 +13,7 @@ struct VinylogueBot: AsyncParsableCommand {
         discussion: "Configuration comes from the environment and from .env in the working directory; see .env.example.",
         version: version,
         subcommands: [
-            RunCommand.self, ConsoleCommand.self, ThrowbackCLICommand.self, PostWeeklyCommand.self, CheckCommand.self,
+            RunCommand.self, ConsoleCommand.self, ThrowbackCLICommand.self, PostWeeklyCommand.self, ChatsCommand.self, CheckCommand.self,
             HealthcheckCommand.self, BackupCommand.self,
         ],
         defaultSubcommand: RunCommand.self

@@ -173,4 +173,14 @@ import Testing
         let jpeg = try await rendering.render([CollageTile(rank: 1, image: nil)])
         #expect(ImageFormat(sniffing: jpeg) == .jpeg)
     }
+
+    /// `throwback --collage week.png` gets a PNG of the same picture.
+    @Test func aCollageConvertsToAPNGOfTheSameSizeAndJPEGStaysAsItIs() throws {
+        let jpeg = try renderer.renderSync(Self.covers(RGBColor.distinct))
+        let png = try CollageRenderer.converted(jpeg, to: .png)
+        let info = try ImageInfo(inspecting: png)
+        #expect(info.format == .png)
+        #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
+        #expect(try CollageRenderer.converted(jpeg, to: .jpeg) == jpeg)
+    }
 }

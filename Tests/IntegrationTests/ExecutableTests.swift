@@ -599,7 +599,7 @@ enum Executable {
         #expect(present.stdout.contains("HTTP endpoint is off"))
     }
 
-    @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"],
+    @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"], ["chats", "--help"],
                       ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"], ["help"], ["help", "console"]])
     func everySubcommandExplainsItself(arguments: [String]) async throws {
         let result = try await Executable.run(arguments)

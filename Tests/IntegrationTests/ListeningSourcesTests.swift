@@ -89,7 +89,7 @@ struct SourcesHarness {
         try await store.updateSettings(for: -9001) { $0.weeklyPost = true }
 
         let services = harness.assembly().services(telegramTransport: harness.base.transport, token: Secret(harness.base.telegram.token), store: store)
-        let text = try await services.preview.messages(chat: -9001, dueAt: BotHarness.now, formatter: .plain).joined(separator: "\n")
+        let text = try await services.preview.draft(chat: -9001, dueAt: BotHarness.now).text
         for expected in ["alice", "OK Computer", "lb:Bob", "Geogaddi", "Untrue", "librefm:carol", "Dots and Loops"] {
             #expect(text.contains(expected), "missing \(expected) in \(text)")
         }
@@ -103,7 +103,7 @@ struct SourcesHarness {
         #expect(text.contains("Dots and Loops (450 plays)"))
         #expect(await harness.libreFM.count("user.getrecenttracks") == 3)
         let asked = (await harness.listenBrainz.calls.count, await harness.libreFM.methods.count)
-        _ = try await services.preview.messages(chat: -9001, dueAt: BotHarness.now, formatter: .plain)
+        _ = try await services.preview.draft(chat: -9001, dueAt: BotHarness.now)
         #expect(await harness.listenBrainz.calls.count == asked.0)
         #expect(await harness.libreFM.methods.count == asked.1)
         await harness.stop()
@@ -117,10 +117,10 @@ struct SourcesHarness {
         let store = try BotStore(path: harness.base.databasePath)
         _ = try await store.addToRoster(["alice", "lb:bob"], chat: -9002, limit: 50)
         let services = harness.assembly().services(telegramTransport: harness.base.transport, token: Secret(harness.base.telegram.token), store: store)
-        let text = try await services.preview.messages(chat: -9002, dueAt: BotHarness.now, formatter: .plain).joined(separator: "\n")
+        let text = try await services.preview.draft(chat: -9002, dueAt: BotHarness.now).text
         #expect(text.contains("OK Computer"))
         #expect(text.contains("lb:bob"))
-        #expect(text.contains("lb:bob: unavailable this week (ListenBrainz did not answer)."))
+        #expect(text.contains("<b>lb:bob</b>: unavailable this week (ListenBrainz did not answer)."))
         await harness.stop()
     }
 
@@ -233,5 +233,13 @@ struct SourcesHarness {
         #expect(await harness.reply("import lb:bob", session).hasPrefix("import reads Last.fm friends only: ListenBrainz has no friends list to import (add lb:bob itself with “track lb:bob”)."))
         #expect(await harness.reply("throwback lb:a/b", session).contains("is not a username"))
         await harness.stop()
+    }
+}
+
+extension WeeklyPostPreview.Draft {
+    /// The post's messages' text (captions included), as Telegram would get it.
+    var text: String {
+        guard case .messages(let messages, _) = self else { return "" }
+        return messages.map(\.text).joined(separator: "\n")
     }
 }

@@ -146,7 +146,7 @@ public struct BotAssembly: Sendable {
     static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
 
     /// A source's circuit breaker, reporting its state as `vinylogue_<source>_circuit_open` and in the log.
-    private func breaker(_ source: ScrobbleSource = .lastFM) -> CircuitBreaker {
+    func breaker(_ source: ScrobbleSource = .lastFM) -> CircuitBreaker {
         let metrics = options.metrics
         let label = source.rawValue.lowercased()
         let gauge = "vinylogue_\(label)_circuit_open"
@@ -161,10 +161,7 @@ public struct BotAssembly: Sendable {
 
     /// When weekly posts are due, from `THROWBACK_SCHEDULE`, `THROWBACK_TIMEZONE` and `THROWBACK_CHAT_ID`.
     public var calendar: WeeklyCalendar {
-        WeeklyCalendar(
-            defaultTime: configuration.defaultPostingTime,
-            defaultChat: configuration.throwbackChatID
-        )
+        WeeklyCalendar(configuration)
     }
 
     /// The command set with its guards. Without Telegram (a terminal), nobody is rate limited.
@@ -203,28 +200,6 @@ public struct BotAssembly: Sendable {
             lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, clock: options.collageClock, metrics: options.metrics, logger: logger
         )
         return CollagePhotos(maker: maker, store: store, metrics: options.metrics, now: options.now, clock: options.clock, logger: logger)
-    }
-
-    /// What a terminal session needs: the commands, and collages for `--collage`.
-    public struct TerminalSession: Sendable {
-        public let commands: BotCommands
-        public let photos: CollagePhotos
-    }
-
-    /// A terminal session: no Telegram, state in `store` (covers are not kept on disk);
-    /// `postnow` prints the post.
-    public func terminal(store: BotStore) -> TerminalSession {
-        let breaker = breaker()
-        let lastFM = lastFM(breaker: breaker, store: store)
-        let listening = listening(lastFM: lastFM, store: store)
-        let preview = WeeklyPostPreview(composer: WeeklyPostComposer(engine: ThrowbackEngine(history: listening, now: options.now)), store: store)
-        let weekly = WeeklyPostControls(
-            calendar: calendar, changes: ScheduleChanges(), posting: TerminalWeeklyPosting(preview: preview, now: options.now), now: options.now
-        )
-        return TerminalSession(
-            commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: nil, weekly: weekly),
-            photos: collagePhotos(lastFM: lastFM, store: store, keepCovers: false)
-        )
     }
 
     /// The bot and its weekly post, sharing one Last.fm client chain, one Telegram client
@@ -292,8 +267,7 @@ public struct BotAssembly: Sendable {
             metrics: options.metrics, logger: options.makeLogger("outbox"), executor: telegramTransport.executor
         )
         let poster = WeeklyPoster(
-            composer: composer, store: store, outbox: outbox, now: options.now, photos: photos,
-            formatter: ChartFormatter(markup: .telegramHTML, maxLength: options.weeklyMessageLength), lifetimes: lifetimes,
+            composer: composer, store: store, outbox: outbox, now: options.now, layout: weeklyLayout(photos: photos), lifetimes: lifetimes,
             metrics: options.metrics, logger: weeklyLogger
         )
         let changes = ScheduleChanges()
@@ -314,8 +288,8 @@ public struct BotAssembly: Sendable {
             logger: weeklyLogger
         )
         return Services(
-            bot: bot, scheduler: scheduler, poster: poster, outbox: outbox, preview: WeeklyPostPreview(composer: composer, store: store),
-            health: health
+            bot: bot, scheduler: scheduler, poster: poster, outbox: outbox,
+            preview: WeeklyPostPreview(composer: composer, store: store, layout: poster.layout), health: health
         )
     }
 }

@@ -152,7 +152,7 @@ public struct WeeklyPostControls: Sendable {
         guard settings.weeklyPostIsOn(defaultChat: calendar.defaultChat) else {
             return "The weekly throwback post is off here (\(time)). Turn it on with: weekly on"
         }
-        return "The weekly throwback post is on: the next one is due \(WeekDescription.moment(time.next(after: now()), in: time.zone, named: time.zoneName))."
+        return "The weekly throwback post is on: the next one is due \(time.moment(time.next(after: now())))."
     }
 }
 

@@ -44,6 +44,24 @@ public struct BotStore: Sendable {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     }
 
+    /// Opens the database at `path` as it is, for reading only: nothing is created (a missing
+    /// file is an error), migrated or written, and a write throws. For the operator's views
+    /// (`chats`, `post-weekly --dry-run`), which WAL mode lets read beside the running bot.
+    public static func readOnly(path: String) throws -> BotStore {
+        _ = Self.configureSQLite
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        configuration.maximumReaderCount = 2
+        return try BotStore(writer: DatabasePool(path: path, configuration: configuration), migrating: false)
+    }
+
+    /// Whether every migration this version knows has run: false for a database an older
+    /// version made, whose tables may lack a column this one reads.
+    public func hasCurrentSchema() throws -> Bool {
+        try readHere { db in try Self.migrator.hasCompletedMigrations(db) }
+    }
+
     /// Settings for the whole process, made before its first connection (later, SQLite
     /// refuses them, and keeps its defaults).
     private static let configureSQLite: Void = {
@@ -157,6 +175,11 @@ public struct BotStore: Sendable {
     /// Every chat with a settings row, for the weekly scheduler.
     public func allSettings() async throws -> [ChatSettings] {
         try await read { db in try ChatSettings.fetchAll(db) }
+    }
+
+    /// Every chat with settings of its own or a roster, in id order.
+    public func knownChats() async throws -> [Int64] {
+        try await read { db in try Int64.fetchAll(db, sql: "SELECT id FROM chat UNION SELECT chatID FROM rosterEntry ORDER BY 1") }
     }
 
     /// A group became a supergroup: everything stored for the old id moves to the new one.

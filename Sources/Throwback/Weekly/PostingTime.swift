@@ -46,6 +46,11 @@ public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(schedule) \(zoneName)" }
 
+    /// `date` in this schedule's zone, as the weekly replies say it: "Mon 30 Nov, 09:00 (UTC)".
+    public func moment(_ date: Date) -> String {
+        WeekDescription.moment(date, in: zone, named: zoneName)
+    }
+
     /// The scheduled instant on the local day `days` after the one holding `date`, if that
     /// day is the schedule's weekday.
     private func instant(onLocalDayOf date: Date, plus days: Int) -> Date? {

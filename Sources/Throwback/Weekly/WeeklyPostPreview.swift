@@ -1,26 +1,39 @@
 import Foundation
 
-/// A chat's weekly post as it would read now, without claiming or sending anything: for
-/// `post-weekly --dry-run` and for `postnow` in a terminal.
+/// A chat's weekly post as it would go out now, without claiming, sending or recording
+/// anything: for `post-weekly --dry-run` and for `postnow` in a terminal.
 public struct WeeklyPostPreview: Sendable {
-    private let composer: WeeklyPostComposer
-    private let store: BotStore
-
-    public init(composer: WeeklyPostComposer, store: BotStore) {
-        self.composer = composer
-        self.store = store
+    /// What a post would be.
+    public enum Draft: Sendable, Equatable {
+        /// The chat tracks nobody: there is no post.
+        case nobodyTracked
+        /// Every user's source failed: nothing would be sent now.
+        case lastFMDown
+        /// These messages, in order, carrying this many users' sections.
+        case messages([WeeklyPostMessage], users: Int)
     }
 
-    /// The messages of `chat`'s post due at `instant`; empty when nobody is tracked.
-    public func messages(chat: Int64, dueAt instant: Date, formatter: ChartFormatter) async throws -> [String] {
+    private let composer: WeeklyPostComposer
+    private let store: BotStore
+    private let layout: WeeklyPostLayout
+
+    /// - Parameter layout: the poster's, so that the preview is split as the post would be.
+    public init(composer: WeeklyPostComposer, store: BotStore, layout: WeeklyPostLayout) {
+        self.composer = composer
+        self.store = store
+        self.layout = layout
+    }
+
+    /// `chat`'s post due at `instant`, as the poster would compose it.
+    public func draft(chat: Int64, dueAt instant: Date) async throws -> Draft {
         let settings = try await store.settings(for: chat)
         let roster = try await store.roster(of: chat)
-        guard !roster.isEmpty else { return [] }
-        var sections: [String] = []
+        guard !roster.isEmpty else { return .nobodyTracked }
+        var entries: [WeeklyEntry] = []
         for user in roster {
-            sections.append(formatter.weeklySection(try await composer.entry(for: user, minimumPlayCount: settings.minimumPlayCount, at: instant)))
+            entries.append(try await composer.entry(for: user, minimumPlayCount: settings.minimumPlayCount, at: instant))
         }
-        let header = formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant))
-        return formatter.weeklyMessages(header: header, sections: sections).map(\.text)
+        if entries.allSatisfy({ $0.content == .unavailable }) { return .lastFMDown }
+        return .messages(await layout.messages(of: entries, dueAt: instant, covers: settings.covers), users: entries.count)
     }
 }

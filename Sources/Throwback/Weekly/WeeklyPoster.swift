@@ -54,9 +54,9 @@ public struct WeeklyPoster: Sendable {
     private let outbox: OutboxDeliverer?
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let formatter: ChartFormatter
+    /// How the post is split into messages; the preview shares it.
+    public let layout: WeeklyPostLayout
     private let metrics: BotMetrics
-    private let photos: CollagePhotos?
     private let lifetimes: OutboxLifetimes
     /// Names this process on the claims it holds.
     public let owner = UUID().uuidString
@@ -64,20 +64,19 @@ public struct WeeklyPoster: Sendable {
     /// - Parameters:
     ///   - outbox: told of the messages once they are committed; nil where another process
     ///     (the bot) will find them.
-    ///   - formatter: Telegram HTML within 4096 units; tests pass a shorter limit to make a
-    ///     post take several messages.
+    ///   - layout: Telegram HTML within 4096 units, with the collage where the chat has covers
+    ///     on; tests pass a shorter limit to make a post take several messages.
     public init(
         composer: WeeklyPostComposer, store: BotStore, outbox: OutboxDeliverer?, now: @escaping @Sendable () -> Date,
-        photos: CollagePhotos? = nil, formatter: ChartFormatter = .telegram, lifetimes: OutboxLifetimes = OutboxLifetimes(),
+        layout: WeeklyPostLayout = WeeklyPostLayout(formatter: .telegram, photos: nil), lifetimes: OutboxLifetimes = OutboxLifetimes(),
         metrics: BotMetrics = .none, logger: Logger
     ) {
         self.lifetimes = lifetimes
-        self.photos = photos
         self.composer = composer
         self.store = store
         self.outbox = outbox
         self.now = now
-        self.formatter = formatter
+        self.layout = layout
         self.metrics = metrics
         self.logger = logger
     }
@@ -177,29 +176,27 @@ public struct WeeklyPoster: Sendable {
         }
     }
 
-    /// The post's messages: the collage (where covers are on), then the sections, packed.
+    /// The post's messages, as `layout` splits them, for the outbox.
     private func messages(of entries: [WeeklyEntry], progress: WeeklyPostProgress, settings: ChatSettings) async -> [OutboxMessage] {
         let expiry = LastFMWeek.nextBoundary(after: Date(timeIntervalSince1970: TimeInterval(progress.week) + 1))
         let chat = progress.chatID
         let topic = settings.weeklyTopicID
-        var header: String? = formatter.weeklyHeader(for: WeeklyPostComposer.week(at: progress.dueAt))
-        var messages: [OutboxMessage] = []
-        if let caption = header, settings.covers, let photos, let collage = await photos.collage(of: Self.combinedTopAlbums(of: entries)) {
-            let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: collage.jpeg))
-            messages.append(OutboxMessage(
+        return await layout.messages(of: entries, dueAt: progress.dueAt, covers: settings.covers).map { message in
+            switch message {
+            case let .collage(jpeg, caption):
+                let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: jpeg))
                 // A picture Telegram refuses still leaves the post its header, as the caption alone.
-                chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendPhoto(chatID: chat, photo: photo, captionHTML: caption, topic: topic),
-                expiresAt: expiry
-            ))
-            header = nil
+                return OutboxMessage(
+                    chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendPhoto(chatID: chat, photo: photo, captionHTML: caption, topic: topic),
+                    expiresAt: expiry
+                )
+            case .text(let html):
+                return OutboxMessage(
+                    chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: html, topic: topic),
+                    expiresAt: expiry
+                )
+            }
         }
-        for message in formatter.weeklyMessages(header: header, sections: entries.map(formatter.weeklySection)) {
-            messages.append(OutboxMessage(
-                chatID: chat, kind: .weekly, request: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: message.text, topic: topic),
-                expiresAt: expiry
-            ))
-        }
-        return messages
     }
 
     /// Ends a claim nothing was enqueued under: open for another try where that may help, and

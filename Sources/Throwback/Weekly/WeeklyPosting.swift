@@ -24,7 +24,8 @@ public struct TelegramWeeklyPosting: WeeklyPosting {
     }
 }
 
-/// `postnow` in a terminal: the post is the reply, in plain text; nothing is recorded.
+/// `postnow` in a terminal: the post is the reply, in plain text (give `preview` a plain
+/// layout); nothing is recorded.
 public struct TerminalWeeklyPosting: WeeklyPosting {
     private let preview: WeeklyPostPreview
     private let now: @Sendable () -> Date
@@ -36,9 +37,11 @@ public struct TerminalWeeklyPosting: WeeklyPosting {
 
     public func postNow(_ invocation: CommandInvocation) async -> CommandResult {
         do {
-            let messages = try await preview.messages(chat: invocation.targetChatID, dueAt: now(), formatter: .plain)
-            guard !messages.isEmpty else { return .reply(.text(TrackedCommand.emptyRoster(of: invocation))) }
-            return .reply(.text(messages.joined(separator: "\n\n")))
+            switch try await preview.draft(chat: invocation.targetChatID, dueAt: now()) {
+            case .nobodyTracked: return .reply(.text(TrackedCommand.emptyRoster(of: invocation)))
+            case .lastFMDown: return .reply(.text("Last.fm is having trouble, try again in a minute."))
+            case .messages(let messages, _): return .reply(.text(messages.map(\.text).joined(separator: "\n\n")))
+            }
         } catch {
             return .reply(.text("The weekly post could not be put together just now. Try again in a minute."))
         }

@@ -16,6 +16,11 @@ public struct WeeklyCalendar: Sendable {
         self.defaultChat = defaultChat
     }
 
+    /// From `THROWBACK_SCHEDULE`, `THROWBACK_TIMEZONE` and `THROWBACK_CHAT_ID`.
+    public init(_ configuration: BotConfiguration) {
+        self.init(defaultTime: configuration.defaultPostingTime, defaultChat: configuration.throwbackChatID)
+    }
+
     /// A chat's posting time: its own schedule and zone where set.
     public func time(for settings: ChatSettings) -> PostingTime {
         let schedule = settings.schedule.flatMap(WeeklySchedule.init) ?? defaultTime.schedule
@@ -115,10 +120,10 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
     public func due(at now: Date, includingPosted: Bool = false, only: Int64? = nil) async throws -> [(chat: Int64, instant: Date)] {
         var due: [(chat: Int64, instant: Date)] = []
         for settings in try await calendar.chatsWithPostOn(store).sorted(by: { $0.id < $1.id }) where only == nil || settings.id == only {
-            guard let instant = calendar.dueInstant(for: settings, now: now) else { continue }
-            let posted = try await store.weeklyPostIsComplete(chat: settings.id, week: WeeklyPoster.week(dueAt: instant))
-            if includingPosted || !posted {
-                due.append((settings.id, instant))
+            switch try await calendar.status(of: settings, in: store, at: now) {
+            case .due(let instant): due.append((settings.id, instant))
+            case .posted(let instant, _) where includingPosted: due.append((settings.id, instant))
+            case .posted, .off, .upcoming: continue
             }
         }
         return due
