@@ -189,19 +189,32 @@ struct RecentTracksBody: Decodable {
     }
 }
 
-/// `{"error": 6, "message": "User not found"}`; the code may itself be a string.
+/// `{"error": 6, "message": "User not found"}`; the code may itself be a string. GNU FM
+/// (Libre.fm) also answers `{"error": {"#text": "Invalid resource specified", "code": "7"}}`:
+/// its own failures come as the first, those its XML answers carry as the second
+/// (gnu-fm's nixtape/2.0/index.php `report_failure` and api/JSONEncoder.php).
 struct ErrorBody: Decodable {
     var code: Int
     var message: String
 
     private enum Keys: String, CodingKey { case error, message }
+    private enum NestedKeys: String, CodingKey {
+        case code
+        case text = "#text"
+    }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
-        guard let code = c.lenientInt(.error) else {
+        if let code = c.lenientInt(.error) {
+            self.code = code
+            message = (try? c.decodeIfPresent(String.self, forKey: .message)) ?? ""
+            return
+        }
+        let nested = try c.nestedContainer(keyedBy: NestedKeys.self, forKey: .error)
+        guard let code = nested.lenientInt(.code) else {
             throw DecodingError.dataCorruptedError(forKey: .error, in: c, debugDescription: "no error code")
         }
         self.code = code
-        message = (try? c.decodeIfPresent(String.self, forKey: .message)) ?? ""
+        message = (try? nested.decodeIfPresent(String.self, forKey: .text)) ?? ""
     }
 }

@@ -159,6 +159,21 @@ struct SourcesHarness {
         await harness.stop()
     }
 
+    /// GNU FM answers a page without scrobbles with error 7, as it does an unknown user:
+    /// for a user who exists, that is a quiet week, not a failure of Libre.fm.
+    @Test func aLibreFMWeekWithoutScrobblesIsAQuietWeek() async throws {
+        let harness = try await SourcesHarness.start()
+        await harness.libreFM.addUser("quiet", registered: SourcesHarness.weekStart - 400 * 86_400, scrobbles: [
+            (at: SourcesHarness.weekStart - 30 * 86_400, artist: "Can", album: "Tago Mago"),
+        ])
+        let store = try BotStore(path: harness.base.databasePath)
+        let assembly = harness.assembly()
+        let listening = assembly.listening(lastFM: assembly.lastFM(breaker: CircuitBreaker(), store: store), store: store)
+        let chart = try await listening.albumChart(of: "librefm:quiet", in: SourcesHarness.week)
+        #expect(chart.albums.isEmpty)
+        await harness.stop()
+    }
+
     @Test func aWeekOf2500ListensCostsThreePagesAndThenNothing() async throws {
         let harness = try await SourcesHarness.start()
         let week = SourcesHarness.week

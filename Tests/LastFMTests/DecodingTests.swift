@@ -126,6 +126,10 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         (503, #"{"error":11,"message":"Offline"}"#, LastFMError.temporarilyUnavailable("error 11: Offline")),
         (502, "<html><body>Bad Gateway</body></html>", LastFMError.temporarilyUnavailable("HTTP 502")),
         (404, "Not Found", LastFMError.rejected(code: 404, message: "HTTP 404")),
+        // GNU FM (Libre.fm) writes an XML error element as JSON this way.
+        (200, ##"{"error":{"#text":"Invalid resource specified","code":"7"}}"##, LastFMError.rejected(code: 7, message: "Invalid resource specified")),
+        (200, #"{"error":3,"message":"Invalid Method - No method with that name in this package"}"#,
+         LastFMError.rejected(code: 3, message: "Invalid Method - No method with that name in this package")),
     ])
     func errorsAreTyped(status: Int, body: String, expected: LastFMError) async {
         let (lastFM, _) = client([.respond(status: status, body: body)])

@@ -1,8 +1,12 @@
 import Foundation
 
-/// Libre.fm (GNU FM) on loopback: Last.fm's 2.0 protocol without the weekly chart methods.
-/// `user.getInfo` and `user.getRecentTracks` (with `from`, `to`, `page` and `limit`) answer;
-/// every other method, the weekly charts included, is error 3, "Invalid Method", as GNU FM says.
+/// Libre.fm (GNU FM) on loopback: Last.fm's 2.0 protocol without the weekly chart methods,
+/// as gnu-fm's nixtape/2.0/index.php and api/UserXML.php answer it. `user.getInfo` and
+/// `user.getRecentTracks` (with `from`, `to`, `page` and `limit`) answer; every other method,
+/// the weekly charts included, is error 3, "Invalid Method". Errors come with HTTP 200 in
+/// two shapes: `{"error": 3, "message": …}` from the dispatcher, and error 7, "Invalid resource
+/// specified", as `{"error": {"#text": …, "code": "7"}}` for an unknown user, and for recent
+/// tracks whenever the page has no scrobbles (GNU FM tests its result for emptiness).
 public actor FakeLibreFM {
     /// The methods asked, in order.
     public private(set) var methods: [String] = []
@@ -42,9 +46,10 @@ public actor FakeLibreFM {
         default:
             return .json(#"{"error": 3, "message": "Invalid Method - No method with that name in this package"}"#)
         }
-        guard let name = request.query["user"], let user = users[name.lowercased()] else {
-            return .json(#"{"error": 6, "message": "No user with that name was found"}"#)
+        guard let name = request.query["user"] else {
+            return .json(#"{"error": 6, "message": "Invalid parameters - Your request is missing a required parameter"}"#)
         }
+        guard let user = users[name.lowercased()] else { return Self.invalidResource }
         if method == "user.getinfo" {
             return .json(object: ["user": ["name": user.name, "registered": ["unixtime": "\(user.registered)", "#text": "\(user.registered)"]]])
         }
@@ -56,6 +61,7 @@ public actor FakeLibreFM {
         let matching = user.scrobbles.filter { $0.at >= from && $0.at <= to }
         let totalPages = max(1, (matching.count + limit - 1) / limit)
         let slice = matching.dropFirst((page - 1) * limit).prefix(limit)
+        if slice.isEmpty { return Self.invalidResource }
         let tracks = slice.map { scrobble in
             [
                 "artist": ["#text": scrobble.artist, "mbid": ""], "name": "Track", "album": ["#text": scrobble.album, "mbid": ""],
@@ -67,4 +73,7 @@ public actor FakeLibreFM {
             "@attr": ["user": user.name, "page": "\(page)", "perPage": "\(limit)", "totalPages": "\(totalPages)", "total": "\(matching.count)"],
         ] as [String: Any]])
     }
+
+    /// Error 7 as GNU FM's JSON encoder writes an XML `<error code="7">` element.
+    private static let invalidResource = FakeResponse.json(##"{"error": {"#text": "Invalid resource specified", "code": "7"}}"##)
 }

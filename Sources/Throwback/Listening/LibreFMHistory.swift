@@ -23,7 +23,7 @@ public struct LibreFMHistory: ListeningHistory {
     }
 
     public func account(_ name: String) async throws -> String {
-        try await libreFM { try await client.userInfo(name).name }
+        try await libreFM { try await userInfo(name).name }
     }
 
     public func weeks(of user: String) async throws -> [WeeklyChartRange] {
@@ -46,7 +46,7 @@ public struct LibreFMHistory: ListeningHistory {
             var tally = AlbumTally()
             var page = 1
             while page <= Self.maxPages {
-                let current = try await client.send(.recentTracks(user: user, range: range, page: page, limit: Self.pageSize))
+                guard let current = try await recentTracks(user: user, range: range, page: page, limit: Self.pageSize) else { break }
                 // The track playing now has no time; a server ignoring from/to sends others.
                 for track in current.tracks {
                     guard let played = track.playedAt, range.contains(played) else { continue }
@@ -62,12 +62,33 @@ public struct LibreFMHistory: ListeningHistory {
     /// When the account began: `user.getInfo`'s registration, else the oldest scrobble (the
     /// last page of recent tracks, one to a page).
     private func firstScrobble(of user: String) async throws -> Date? {
-        if let registered = try await client.userInfo(user).registered { return registered }
+        if let registered = try await userInfo(user).registered { return registered }
         let all = WeeklyChartRange(from: Date(timeIntervalSince1970: 0), to: now())
-        let first = try await client.send(.recentTracks(user: user, range: all, page: 1, limit: 1))
+        guard let first = try await recentTracks(user: user, range: all, page: 1, limit: 1) else { return nil }
         guard first.totalPages > 1 else { return first.tracks.first?.playedAt }
-        let last = try await client.send(.recentTracks(user: user, range: all, page: min(first.totalPages, 10_000_000), limit: 1))
-        return last.tracks.last?.playedAt
+        let last = try await recentTracks(user: user, range: all, page: min(first.totalPages, 10_000_000), limit: 1)
+        return last?.tracks.last?.playedAt
+    }
+
+    /// GNU FM's error 7, "Invalid resource specified", is its only way to say that a user does
+    /// not exist (`user.getInfo`), or that a page of recent tracks is empty.
+    private static let invalidResource = 7
+
+    private func userInfo(_ name: String) async throws -> LastFMUser {
+        do {
+            return try await client.userInfo(name)
+        } catch LastFMError.rejected(code: Self.invalidResource, _) {
+            throw LastFMError.userNotFound(name)
+        }
+    }
+
+    /// A page of scrobbles, or nil when GNU FM says it has none.
+    private func recentTracks(user: String, range: WeeklyChartRange, page: Int, limit: Int) async throws -> RecentTracksPage? {
+        do {
+            return try await client.send(.recentTracks(user: user, range: range, page: page, limit: limit))
+        } catch LastFMError.rejected(code: Self.invalidResource, _) {
+            return nil
+        }
     }
 
     /// Runs a call, naming Libre.fm in its failures.
