@@ -143,7 +143,7 @@ public struct BotAssembly: Sendable {
     }
 
     /// The key sent to Libre.fm, whose server wants one in the query but checks none for reading.
-    static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
+    public static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
 
     /// A source's circuit breaker, reporting its state as `vinylogue_<source>_circuit_open` and in the log.
     private func breaker(_ source: ScrobbleSource = .lastFM) -> CircuitBreaker {
