@@ -12,8 +12,9 @@ struct HealthcheckCommand: AsyncParsableCommand {
         commandName: "healthcheck",
         abstract: "Exit 0 if the running bot is healthy, 1 if not (for container health checks).",
         discussion: """
-            With HTTP_PORT set it asks the running bot's /healthz, which is healthy while polling works \
-            and the database takes writes. Without it, it only checks that the database takes writes.
+            Healthy: Telegram answered a poll recently and the database takes writes. With HTTP_PORT \
+            set it asks the running bot's /healthz; without it, it reads when the bot last polled \
+            from the database, where the bot notes it.
             """
     )
 
@@ -21,19 +22,17 @@ struct HealthcheckCommand: AsyncParsableCommand {
         let environment = try await Environment.load()
         let configuration = environment.configuration
         guard let port = configuration.httpPort else {
-            do {
-                guard let store = try environment.openExistingStore() else {
-                    print("unhealthy: no database at \(configuration.databasePath)")
-                    throw ExitCode.failure
-                }
-                try await store.checkWritable()
-            } catch let exit as ExitCode {
-                throw exit
-            } catch {
-                print("unhealthy: the database does not take writes: \(error)")
+            guard let store = try environment.openExistingStore() else {
+                print("unhealthy: no database at \(configuration.databasePath)")
                 throw ExitCode.failure
             }
-            print("database OK; the HTTP endpoint is off (set HTTP_PORT to check the running bot)")
+            switch await BotHealth.checkStamped(in: store, pollTimeout: configuration.pollTimeout, now: Date()) {
+            case .success(let seconds):
+                print("healthy: Telegram answered a poll \(seconds) s ago, and the database takes writes")
+            case .failure(let unhealthy):
+                print("unhealthy: \(unhealthy.reason)")
+                throw ExitCode.failure
+            }
             return
         }
         // A server bound to every address answers on loopback.

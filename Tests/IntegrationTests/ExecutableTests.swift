@@ -574,17 +574,6 @@ enum Executable {
         #expect(again.stderr.contains("already exists"))
     }
 
-    @Test func healthcheckWithoutHTTPChecksTheDatabase() async throws {
-        let directory = try Executable.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let missing = try await Executable.start(["healthcheck"], in: directory).result()
-        #expect(missing.status == 1)
-        _ = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
-        let present = try await Executable.start(["healthcheck"], in: directory).result()
-        #expect(present.status == 0)
-        #expect(present.stdout.contains("HTTP endpoint is off"))
-    }
-
     @Test(arguments: [["--help"], ["run", "--help"], ["console", "--help"], ["throwback", "--help"], ["post-weekly", "--help"],
                       ["check", "--help"], ["healthcheck", "--help"], ["backup", "--help"], ["--version"], ["help"], ["help", "console"]])
     func everySubcommandExplainsItself(arguments: [String]) async throws {

@@ -5,7 +5,7 @@ import Throwback
 import TestLogging
 
 /// The commands an operator runs while setting the bot up, run as the built executable:
-/// `check` against every service, and `run` without its keys.
+/// `check` against every service, `run` without its keys, and `healthcheck`.
 @Suite(.capturingLogs, .timeLimit(.minutes(2))) struct SetupCommandTests {
     /// A bot token of @BotFather's shape.
     static let token = "123456:TEST-token_for-the-check-0123456789"
@@ -136,5 +136,57 @@ import TestLogging
         #expect(!malformed.stderr.contains(token))
         // Nothing started: not even the database was created.
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("vinylogue.sqlite").path))
+    }
+
+    /// Without `HTTP_PORT` (a `.env` that empties it under `docker run --env-file`, say), the
+    /// health check reads when the bot last polled from the database: a bot that cannot
+    /// reach Telegram is unhealthy, as `/healthz` would say.
+    @Test func healthcheckFailsWhileTheBotCannotPollAndPassesOnceItPolls() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.beginOutage(of: "getUpdates", .raw(status: 502, body: "Bad Gateway"))
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = Executable.botEnvironment(
+            harness.telegramURL, harness.lastFMURL, token: harness.telegram.token, key: BotHarness.lastFMKey, level: "notice"
+        )
+        environment["HTTP_PORT"] = ""
+        let bot = try Executable.start(["run"], in: directory, environment: environment)
+        #expect(await bot.waitForLog("Telegram polling failed"))
+        let failing = try await Executable.start(["healthcheck"], in: directory, environment: environment).result()
+        await harness.telegram.endOutage(of: "getUpdates")
+        // An update ends the next long poll at once.
+        await harness.telegram.pushMessage("/help", chatID: -1)
+        #expect(await bot.waitForLog("Telegram polling recovered"))
+        let healthy = try await Executable.start(["healthcheck"], in: directory, environment: environment).result()
+        bot.terminate()
+        let stopped = await bot.result()
+        await harness.stop()
+
+        #expect(failing.status == 1)
+        #expect(failing.stdout == "unhealthy: Telegram has not been polled successfully yet\n")
+        #expect(healthy.status == 0, "\(healthy.stdout)")
+        #expect(healthy.stdout.hasPrefix("healthy: Telegram answered a poll "), "\(healthy.stdout)")
+        #expect(stopped.status == 0)
+        #expect(stopped.stderr.contains("HTTP_PORT is set but empty in the environment"), "\(stopped.stderr)")
+    }
+
+    @Test func healthcheckWithoutHTTPFailsOnceTheLastPollIsOld() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = try await Executable.start(["healthcheck"], in: directory).result()
+        #expect(missing.status == 1)
+        #expect(missing.stdout == "unhealthy: no database at vinylogue.sqlite\n")
+
+        let store = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        // POLL_TIMEOUT 50: a poll at least every 50 s, so 2 × 50 + 30 s of silence, and 15 s for the stamp's pace.
+        try await store.recordPoll(at: Date().addingTimeInterval(-146))
+        let old = try await Executable.start(["healthcheck"], in: directory).result()
+        #expect(old.status == 1)
+        #expect(old.stdout.hasPrefix("unhealthy: no successful poll of Telegram for 14"), "\(old.stdout)")
+
+        try await store.recordPoll(at: Date().addingTimeInterval(-100))
+        let recent = try await Executable.start(["healthcheck"], in: directory).result()
+        #expect(recent.status == 0, "\(recent.stdout)")
+        #expect(recent.stdout.hasPrefix("healthy: Telegram answered a poll 10"), "\(recent.stdout)")
     }
 }

@@ -247,17 +247,42 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
     }
 
     /// `.env.example` is where a new admin learns the keys: each one the bot reads is there,
-    /// after a line that explains it, and nothing else is.
+    /// set or commented out as `# KEY=default`, after a line that explains it, and nothing else is.
     @Test func envExampleExplainsEveryKeyAndOnlyThose() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let lines = try String(contentsOf: root.appendingPathComponent(".env.example"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var listed: [String] = []
-        for (index, line) in lines.enumerated() where !line.hasPrefix("#") && line.contains("=") {
-            let key = String(line.prefix { $0 != "=" })
+        for (index, line) in lines.enumerated() {
+            let setting = line.hasPrefix("# ") ? String(line.dropFirst(2)) : line
+            let key = String(setting.prefix { $0 != "=" })
+            guard setting.contains("="), !key.isEmpty, key.allSatisfy({ $0.isUppercase || $0 == "_" }) else { continue }
             listed.append(key)
             #expect(index > 0 && lines[index - 1].hasPrefix("# "), "\(key) has no explanation above it")
         }
         #expect(listed == BotConfiguration.keys)
+    }
+
+    /// Under `docker run --env-file .env`, every line of a `.env` copied from the example
+    /// wins over the image's settings: it must set none of those the image sets.
+    @Test func envExampleLeavesTheImageSettingsAlone() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent(".env.example"), encoding: .utf8)
+        let dockerfile = try String(contentsOf: root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
+        let set = Set(example.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.prefix { $0 != "=" }) })
+        for key in ["DATABASE_PATH", "HTTP_HOST", "HTTP_PORT"] {
+            #expect(dockerfile.contains("\(key)="), "the image sets \(key)")
+            #expect(!set.contains(key), "\(key) in .env.example overrides the image's")
+        }
+    }
+
+    /// An empty `HTTP_PORT` in the environment, as `docker run --env-file` passes on, turns
+    /// the endpoint off; the operator is told why.
+    @Test func anEmptyHTTPPortInTheEnvironmentIsNamed() throws {
+        let loaded = try BotConfiguration.load(environment: ["HTTP_PORT": ""], environmentFile: "/nonexistent/.env")
+        #expect(loaded.configuration.httpPort == nil)
+        #expect(loaded.warnings.contains { $0.hasPrefix("HTTP_PORT is set but empty in the environment") }, "\(loaded.warnings)")
+        let unset = try BotConfiguration.load(environment: [:], environmentFile: "/nonexistent/.env")
+        #expect(unset.warnings.isEmpty)
     }
 }

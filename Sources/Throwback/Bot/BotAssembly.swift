@@ -275,7 +275,7 @@ public struct BotAssembly: Sendable {
 
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
-        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock)
+        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now)
         let logger = options.makeLogger("bot")
         let (http, calls, messages) = { ($0.polling, $0.calls, $0.messages) }(telegramClients(transport: telegramTransport, token: token, store: store))
         let breaker = breaker()

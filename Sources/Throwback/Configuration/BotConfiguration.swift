@@ -128,7 +128,13 @@ public struct BotConfiguration: Sendable {
             let hint = NearMiss.of(key, among: keys).map { "; did you mean \($0)?" } ?? ""
             return "\(EnvironmentFile.visible(key)) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
         }
-        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown)
+        // `docker run --env-file` passes an empty `HTTP_PORT=` on, over the image's port: the
+        // endpoint is then off, which nobody meant.
+        let emptyPort = environment["HTTP_PORT"].map { $0.trimmingCharacters(in: .whitespaces).isEmpty } == true
+            ? ["HTTP_PORT is set but empty in the environment, so /healthz and /metrics are off; "
+                + "if an env file sets it empty (docker run --env-file), delete that line to keep the image’s port"]
+            : []
+        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown + emptyPort)
     }
 
     /// Reads and validates every key from `reader`.

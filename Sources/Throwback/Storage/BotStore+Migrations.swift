@@ -189,6 +189,12 @@ extension BotStore {
             try db.drop(table: "inboxEntry")
             try db.drop(table: "handledUpdate")
         }
+        migrator.registerMigration("v7: when Telegram last answered a poll, for the health check") { db in
+            try db.create(table: "pollHeartbeat") { t in
+                t.primaryKey("id", .integer)
+                t.column("polledAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
