@@ -118,6 +118,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "Throwback",
                 "LastFM",
+                "ListenBrainz",
                 "Telegram",
                 "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -28,10 +28,8 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
     }
 
     public func listens(_ request: ListensRequest) async throws -> ListensPage {
-        var headers = ["User-Agent": Self.userAgent]
-        if let token { headers["Authorization"] = "Token \(token.reveal())" }
         let http = HTTPRequest(
-            url: url(for: request), headers: headers, timeout: .seconds(20), responseHeaders: ListenBrainzRateLimit.headerNames
+            url: url(for: request), headers: headers(), timeout: .seconds(20), responseHeaders: ListenBrainzRateLimit.headerNames
         )
         logger.debug("ListenBrainz request", metadata: [
             "user": "\(request.user)", "max_ts": "\(request.maxTimestamp.map(String.init) ?? "-")", "min_ts": "\(request.minTimestamp.map(String.init) ?? "-")",
@@ -52,7 +50,50 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         }
     }
 
-    /// `{base}/user/{user}/listens?count=…&max_ts=…&min_ts=…`, the name percent-encoded as one path segment.
+    /// `GET {base}validate-token` with the configured token: whose it is. Without a token,
+    /// ListenBrainz answers that it needs one, which still shows that it is up.
+    public func validateToken() async throws -> ListenBrainzTokenCheck {
+        let http = HTTPRequest(
+            url: baseURL.appendingPathComponent("validate-token"), headers: headers(), timeout: .seconds(20),
+            responseHeaders: ListenBrainzRateLimit.headerNames
+        )
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(http)
+        } catch let error as TransportError {
+            throw ListenBrainzError.transport(redactor.redact(error.description))
+        }
+        struct Answer: Decodable {
+            var valid: Bool
+            var message: String?
+            var userName: String?
+            enum CodingKeys: String, CodingKey { case valid, message, userName = "user_name" }
+        }
+        switch response.status {
+        case 200..<300:
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
+                throw ListenBrainzError.undecodable("validate-token: not the expected JSON")
+            }
+            return answer.valid ? .valid(user: answer.userName ?? "") : .invalid(message: answer.message ?? "")
+        case 400 where token == nil:
+            return .noToken
+        case 429:
+            throw ListenBrainzError.rateLimited(resetIn: ListenBrainzRateLimit(headers: response.headers)?.resetIn)
+        case 500...:
+            throw ListenBrainzError.temporarilyUnavailable("HTTP \(response.status)")
+        default:
+            throw ListenBrainzError.rejected(status: response.status, message: redactor.redact(Self.message(in: response.body)))
+        }
+    }
+
+    /// Who is asking, and the token when there is one.
+    private func headers() -> [String: String] {
+        var headers = ["User-Agent": Self.userAgent]
+        if let token { headers["Authorization"] = "Token \(token.reveal())" }
+        return headers
+    }
+
+        /// `{base}/user/{user}/listens?count=…&max_ts=…&min_ts=…`, the name percent-encoded as one path segment.
     func url(for request: ListensRequest) -> URL {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/;?#%")

@@ -45,14 +45,15 @@ public struct LongPoller: AsyncSequence, Sendable {
     private let clock: ElapsedClock
     private let logger: Logger
     private let onBatch: @Sendable (_ batch: [ReceivedUpdate], _ nextOffset: Int64) async throws -> [Update]
-    private let onPoll: @Sendable () -> Void
+    private let onPoll: @Sendable () async -> Void
 
     /// - Parameters:
     ///   - initialOffset: where to resume, e.g. from storage; `nil` takes what Telegram holds.
     ///   - onBatch: called with each batch, and the offset that will confirm it, before the
     ///     next poll confirms it, so that both can be stored first. It returns the updates to
     ///     yield: those not seen before.
-    ///   - onPoll: called after every poll Telegram answered, with updates or without.
+    ///   - onPoll: called after every poll Telegram answered, with updates or without, before
+    ///     the next poll.
     public init(
         client: any TelegramClient,
         configuration: Configuration = Configuration(),
@@ -60,7 +61,7 @@ public struct LongPoller: AsyncSequence, Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "telegram.poller"),
         onBatch: @escaping @Sendable (_ batch: [ReceivedUpdate], _ nextOffset: Int64) async throws -> [Update] = { batch, _ in batch.map(\.update) },
-        onPoll: @escaping @Sendable () -> Void = {}
+        onPoll: @escaping @Sendable () async -> Void = {}
     ) {
         self.client = client
         self.configuration = configuration
@@ -106,7 +107,7 @@ public struct LongPoller: AsyncSequence, Sendable {
                     allowedUpdates: configuration.allowedUpdates,
                     requestTimeout: .seconds(configuration.timeout) + configuration.requestTimeoutMargin
                 )
-                poller.onPoll()
+                await poller.onPoll()
                 if failures > 0 { poller.logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
                 failures = 0
                 // Every update counts, even one whose id is lower than before: Telegram

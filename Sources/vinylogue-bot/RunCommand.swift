@@ -17,7 +17,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try await Environment.load()
-        let token = try environment.require { try environment.configuration.requireTelegramToken() }
+        // Every missing or malformed key at once, before anything starts.
+        let (token, _) = try environment.require { try environment.configuration.requireBotCredentials() }
         let configuration = environment.configuration
         let registry = PrometheusCollectorRegistry()
         let metrics = configuration.httpPort == nil ? BotMetrics.none : BotMetrics(prometheus: registry)

@@ -7,8 +7,8 @@ import Throwback
 /// points a `vinylogue-bot` child process at them. Each measurement gets fresh fakes, so
 /// one run's recorded calls never slow down or skew the next.
 struct Fakes {
-    static let token = "42:LOAD-benchmark"
-    static let lastFMKey = "load-benchmark-key"
+    static let token = "42:LOAD-benchmark_0123456789abcdefghij"
+    static let lastFMKey = "10ad0be4c4a12c0ffee0123456789abc"
     static let week = Int(LastFMWeek.length)
 
     let telegram: FakeTelegram

@@ -14,7 +14,7 @@ import Throwback
 struct BotHarness {
     static let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
     static let target = LastFMWeek.start(of: WeekFinder.date(yearsBefore: now, years: 3))
-    static let lastFMKey = "lastfm-key-0f3a9c"
+    static let lastFMKey = "0f3a9c5e8b7d4a2f1e6c9b8a7d5e4f3a"
 
     let telegram: FakeTelegram
     let lastFM: FakeLastFM

@@ -111,6 +111,27 @@ private struct Operations {
         await harness.stop()
     }
 
+    /// Every successful poll counts for `/healthz`, but a busy bot, which polls many times a
+    /// second, writes the stamp `healthcheck` reads at most once per `stampInterval`.
+    @Test func successfulPollsAreStampedInTheDatabaseAtMostOncePerInterval() async throws {
+        let store = try BotStore.inMemory()
+        let clock = TestClock()
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let now = { @Sendable in start.addingTimeInterval(TestClock<Duration>.Instant().duration(to: clock.now).seconds) }
+        let health = BotHealth(store: store, pollTimeout: 50, clock: clock, now: now)
+        #expect(try await store.lastPoll() == nil)
+        await health.pollSucceeded()
+        #expect(try await store.lastPoll() == start)
+        await clock.advance(by: BotHealth.stampInterval - .seconds(1))
+        await health.pollSucceeded()
+        #expect(try await store.lastPoll() == start)
+        await clock.advance(by: .seconds(1))
+        await health.pollSucceeded()
+        #expect(try await store.lastPoll() == start.addingTimeInterval(15))
+        #expect(await BotHealth.checkStamped(in: store, pollTimeout: 50, now: now().addingTimeInterval(145)).isHealthy)
+        #expect(await !BotHealth.checkStamped(in: store, pollTimeout: 50, now: now().addingTimeInterval(146)).isHealthy)
+    }
+
     @Test func metricsExposeTheCountersOfAScriptedSession() async throws {
         let harness = try await BotHarness.start()
         let admin: Int64 = 100
@@ -180,5 +201,11 @@ private struct Operations {
         try await server.shutDown()
         #expect(response.status == 200)
         return try parsePrometheus(String(decoding: response.body, as: UTF8.self))
+    }
+}
+
+private extension Result {
+    var isHealthy: Bool {
+        if case .success = self { true } else { false }
     }
 }

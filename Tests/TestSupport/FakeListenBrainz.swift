@@ -7,7 +7,10 @@ import Foundation
 /// (anything else a 400, stricter than the server, which clamps). Names are found whatever
 /// their case: `user_id` repeats the name as the URL wrote it, and each listen's `user_name`
 /// is the stored spelling. 404 for unknown users, the rate-limit headers on every answer, and
-/// 429s on demand. Listens come with or without `mbid_mapping`.
+/// 429s on demand. Listens come with or without `mbid_mapping`. `GET /1/validate-token` answers
+/// as listenbrainz-server's webserver/views/api.py `validate_token` does: the token from an
+/// `Authorization: Token …` header (or a `token` query parameter), 400 without one, and 200
+/// with `valid` true and the user's name, or false.
 public actor FakeListenBrainz {
     /// One listen of the fixture.
     public struct FakeListen: Sendable {
@@ -43,6 +46,10 @@ public actor FakeListenBrainz {
     /// Requests refused as malformed (bad `count`, `max_ts`, path or no User-Agent).
     public private(set) var badRequests = 0
     private var users: [String: (name: String, listens: [FakeListen])] = [:]
+    /// User tokens, each to its user's name.
+    private var tokens: [String: String] = [:]
+    /// How many times `validate-token` was asked.
+    public private(set) var tokenValidations = 0
     private var tooManyRequests: [Int] = []
     private var remaining = 100
     private var server: FakeHTTPServer?
@@ -77,6 +84,11 @@ public actor FakeListenBrainz {
         users[name.lowercased()] = (name, identified.sorted { ($0.at, $0.msid ?? "") > ($1.at, $1.msid ?? "") })
     }
 
+    /// Makes `token` the user token of `user`.
+    public func addToken(_ token: String, user: String) {
+        tokens[token] = user
+    }
+
     /// The next `times` requests answer 429 with `X-RateLimit-Reset-In: resetIn`.
     public func rateLimit(resetIn: Int, times: Int = 1) {
         tooManyRequests += Array(repeating: resetIn, count: times)
@@ -101,6 +113,7 @@ public actor FakeListenBrainz {
     }
 
     private func handle(_ request: FakeRequest) async -> FakeResponse {
+        if request.method == "GET", request.path == "/1/validate-token" { return validateToken(request) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false)
         // "", "1", "user", name, "listens"
         guard request.method == "GET", parts.count == 5, parts[1] == "1", parts[2] == "user", parts[4] == "listens",
@@ -141,6 +154,19 @@ public actor FakeListenBrainz {
             "listens": page.map { Self.json($0, user: user.name) },
         ] as [String: Any]]
         return FakeResponse(status: 200, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), headers: headers)
+    }
+
+    private func validateToken(_ request: FakeRequest) -> FakeResponse {
+        tokenValidations += 1
+        let header = request.headers["authorization"] ?? ""
+        let token = header.lowercased().hasPrefix("token ")
+            ? header.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            : request.query["token"] ?? ""
+        guard !token.isEmpty else { return .json(#"{"code": 400, "error": "You need to provide an Authorization token."}"#, status: 400) }
+        guard let user = tokens[token] else {
+            return .json(#"{"code": 200, "message": "Token invalid.", "valid": false}"#)
+        }
+        return .json(object: ["code": 200, "message": "Token valid.", "valid": true, "user_name": user])
     }
 
     private func bad(_ message: String) -> FakeResponse {

@@ -213,7 +213,7 @@ public actor FakeTelegram {
     private var photoFiles: [String: Data] = [:]
     private var nextPhotoNumber = 1
 
-    public init(token: String = "123456:TEST-token-abcdef", botUsername: String = "TheBot") {
+    public init(token: String = "123456:TEST-token_for-the-fake-0123456789a", botUsername: String = "TheBot") {
         self.token = token
         self.botUsername = botUsername
         self.elapsed = ElapsedClock(ContinuousClock()).elapsed

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Networking
 import Throwback
 import Testing
 import TestLogging
@@ -28,14 +29,14 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
     @Test func everyKeyIsRead() throws {
         let config = try load([
             "TELEGRAM_BOT_TOKEN": "123:abc", "TELEGRAM_API_URL": "http://127.0.0.1:8081",
-            "LASTFM_API_KEY": "key", "LASTFM_API_URL": "https://libre.fm/2.0/", "DATABASE_PATH": "/tmp/x.sqlite",
+            "LASTFM_API_KEY": "my-gnufm-key-of-thirty-two-chars", "LASTFM_API_URL": "https://libre.fm/2.0/", "DATABASE_PATH": "/tmp/x.sqlite",
             "ADMIN_USER_IDS": "1, 22,333", "THROWBACK_CHAT_ID": "-100123", "THROWBACK_SCHEDULE": "fri 18:30",
             "THROWBACK_TIMEZONE": "Europe/Berlin", "POLL_TIMEOUT": "25", "LOG_LEVEL": "DEBUG",
             "RATE_LIMIT_USER": "3", "RATE_LIMIT_CHAT": "12",
         ])
         #expect(config.telegramToken == "123:abc")
         #expect(config.telegramAPIURL.absoluteString == "http://127.0.0.1:8081")
-        #expect(try config.requireLastFMKey() == "key")
+        #expect(try config.requireLastFMKey() == "my-gnufm-key-of-thirty-two-chars")
         #expect(config.lastFMAPIURL.host == "libre.fm")
         #expect(config.databasePath == "/tmp/x.sqlite")
         #expect(config.adminUserIDs == [1, 22, 333])
@@ -69,6 +70,72 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
         } catch {
             #expect("\(error)".contains("LASTFM_API_KEY is not set"))
             #expect(!"\(error)".contains("\n"))
+        }
+    }
+
+    static let token = "123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
+    static let key = "0f3a9c5e8b7d4a2f1e6c9b8a7d5e4f3a"
+
+    @Test func aTokenAndKeyOfTheRightShapeAreTaken() throws {
+        let config = try load(["TELEGRAM_BOT_TOKEN": Self.token, "LASTFM_API_KEY": Self.key])
+        #expect(try config.requireBotCredentials() == (Secret(Self.token), Secret(Self.key)))
+    }
+
+    /// Said before any request, and without the token itself.
+    @Test(arguments: [
+        ("https://api.telegram.org/bot\(ConfigurationTests.token)/getMe", "is a URL, not a token: keep only the part between “/bot” and the next “/”."),
+        ("api.telegram.org/bot\(ConfigurationTests.token)", "is a URL, not a token"),
+        ("bot\(ConfigurationTests.token)", "starts with “bot”, which belongs to the URL, not to the token"),
+        ("123456:AAHdqTcvCH1vGWJx\tfSeofSAs0K5PALDsaw0", "has a space in it"),
+        ("123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0\n2", "has a line break in it"),
+        ("\(ConfigurationTests.token)”", "has a quotation mark in it"),
+        ("123456AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0", "has no colon"),
+        ("bob:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0", "does not start with the bot’s id"),
+        ("123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "has 34 characters after the colon, where a bot token has 35"),
+        ("123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs.w0", "has a character after the colon that no bot token has"),
+    ])
+    func aMalformedTokenIsNamed(token: String, problem: String) throws {
+        let config = try load(["TELEGRAM_BOT_TOKEN": token])
+        #expect {
+            try config.requireTelegramToken()
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("TELEGRAM_BOT_TOKEN \(problem)") && !text.contains("AAHdq") && !text.contains("\n")
+        }
+    }
+
+    @Test(arguments: [
+        ("abcde", "https://ws.audioscrobbler.com/2.0/", "is too short (5 characters; Last.fm keys have 32)."),
+        ("\(ConfigurationTests.key)0", "https://ws.audioscrobbler.com/2.0/", "is too long (33 characters; Last.fm keys have 32)."),
+        (ConfigurationTests.key.uppercased(), "https://ws.audioscrobbler.com/2.0/", "has characters no Last.fm key has"),
+        ("https://www.last.fm/api/account?api_key=\(ConfigurationTests.key)", "https://ws.audioscrobbler.com/2.0/", "is a URL, not a key"),
+        ("0f3a9c5e8b7d 4a2f1e6c9b8a7d5e4f3a", "https://libre.fm/2.0/", "has a space in it"),
+        ("abcde", "https://libre.fm/2.0/", "is too short (5 characters; Last.fm keys have 32)."),
+    ])
+    func aMalformedKeyIsNamed(key: String, url: String, problem: String) throws {
+        let config = try load(["LASTFM_API_KEY": key, "LASTFM_API_URL": url])
+        #expect {
+            try config.requireLastFMKey()
+        } throws: { error in
+            "\(error)".hasPrefix("LASTFM_API_KEY \(problem)") && !"\(error)".contains("0f3a9c")
+        }
+    }
+
+    /// A Last.fm-compatible server (GNU FM) takes any 32 characters: only Last.fm's own keys are hex.
+    @Test func aKeyForAnotherServerNeedsOnlyItsLength() throws {
+        let config = try load(["LASTFM_API_KEY": "my-gnufm-key-of-thirty-two-chars", "LASTFM_API_URL": "https://libre.fm/2.0/"])
+        #expect(try config.requireLastFMKey() == "my-gnufm-key-of-thirty-two-chars")
+    }
+
+    @Test func everyProblemWithTheBotsKeysIsNamedAtOnceOneALine() throws {
+        let config = try load(["LASTFM_API_KEY": "abcde"])
+        #expect {
+            try config.requireBotCredentials()
+        } throws: { error in
+            "\(error)".split(separator: "\n").map(String.init) == [
+                ConfigurationError.missing(key: "TELEGRAM_BOT_TOKEN", hint: "create a bot with @BotFather and paste its token").description,
+                "LASTFM_API_KEY is too short (5 characters; Last.fm keys have 32).",
+            ]
         }
     }
 
@@ -180,17 +247,42 @@ private func load(_ environment: [String: String]) throws -> BotConfiguration {
     }
 
     /// `.env.example` is where a new admin learns the keys: each one the bot reads is there,
-    /// after a line that explains it, and nothing else is.
+    /// set or commented out as `# KEY=default`, after a line that explains it, and nothing else is.
     @Test func envExampleExplainsEveryKeyAndOnlyThose() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let lines = try String(contentsOf: root.appendingPathComponent(".env.example"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var listed: [String] = []
-        for (index, line) in lines.enumerated() where !line.hasPrefix("#") && line.contains("=") {
-            let key = String(line.prefix { $0 != "=" })
+        for (index, line) in lines.enumerated() {
+            let setting = line.hasPrefix("# ") ? String(line.dropFirst(2)) : line
+            let key = String(setting.prefix { $0 != "=" })
+            guard setting.contains("="), !key.isEmpty, key.allSatisfy({ $0.isUppercase || $0 == "_" }) else { continue }
             listed.append(key)
             #expect(index > 0 && lines[index - 1].hasPrefix("# "), "\(key) has no explanation above it")
         }
         #expect(listed == BotConfiguration.keys)
+    }
+
+    /// Under `docker run --env-file .env`, every line of a `.env` copied from the example
+    /// wins over the image's settings: it must set none of those the image sets.
+    @Test func envExampleLeavesTheImageSettingsAlone() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent(".env.example"), encoding: .utf8)
+        let dockerfile = try String(contentsOf: root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
+        let set = Set(example.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.prefix { $0 != "=" }) })
+        for key in ["DATABASE_PATH", "HTTP_HOST", "HTTP_PORT"] {
+            #expect(dockerfile.contains("\(key)="), "the image sets \(key)")
+            #expect(!set.contains(key), "\(key) in .env.example overrides the image's")
+        }
+    }
+
+    /// An empty `HTTP_PORT` in the environment, as `docker run --env-file` passes on, turns
+    /// the endpoint off; the operator is told why.
+    @Test func anEmptyHTTPPortInTheEnvironmentIsNamed() throws {
+        let loaded = try BotConfiguration.load(environment: ["HTTP_PORT": ""], environmentFile: "/nonexistent/.env")
+        #expect(loaded.configuration.httpPort == nil)
+        #expect(loaded.warnings.contains { $0.hasPrefix("HTTP_PORT is set but empty in the environment") }, "\(loaded.warnings)")
+        let unset = try BotConfiguration.load(environment: [:], environmentFile: "/nonexistent/.env")
+        #expect(unset.warnings.isEmpty)
     }
 }

@@ -143,7 +143,7 @@ public struct BotAssembly: Sendable {
     }
 
     /// The key sent to Libre.fm, whose server wants one in the query but checks none for reading.
-    static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
+    public static let libreFMKey = Secret("vinylogue-bot-read-only-00000000")
 
     /// A source's circuit breaker, reporting its state as `vinylogue_<source>_circuit_open` and in the log.
     func breaker(_ source: ScrobbleSource = .lastFM) -> CircuitBreaker {
@@ -250,7 +250,7 @@ public struct BotAssembly: Sendable {
 
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
-        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock)
+        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now)
         let logger = options.makeLogger("bot")
         let (http, calls, messages) = { ($0.polling, $0.calls, $0.messages) }(telegramClients(transport: telegramTransport, token: token, store: store))
         let breaker = breaker()

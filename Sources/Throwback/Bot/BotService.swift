@@ -120,7 +120,7 @@ public struct BotService: Service, CustomStringConvertible {
                 }
                 return fresh
             },
-            onPoll: { health?.pollSucceeded() }
+            onPoll: { await health?.pollSucceeded() }
         )
         let dispatcher = UpdateDispatcher(
             maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock, handler: handler

@@ -132,7 +132,13 @@ public struct BotConfiguration: Sendable {
             let hint = NearMiss.of(key, among: keys).map { "; did you mean \($0)?" } ?? ""
             return "\(EnvironmentFile.visible(key)) in \(source) is not a setting of vinylogue-bot and is ignored\(hint)"
         }
-        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown)
+        // `docker run --env-file` passes an empty `HTTP_PORT=` on, over the image's port: the
+        // endpoint is then off, which nobody meant.
+        let emptyPort = environment["HTTP_PORT"].map { $0.trimmingCharacters(in: .whitespaces).isEmpty } == true
+            ? ["HTTP_PORT is set but empty in the environment, so /healthz and /metrics are off; "
+                + "if an env file sets it empty (docker run --env-file), delete that line to keep the image’s port"]
+            : []
+        return Loaded(configuration: try BotConfiguration(reader: reader), warnings: unreadable + unknown + emptyPort)
     }
 
     /// Reads and validates every key from `reader`.
@@ -286,25 +292,6 @@ public struct BotConfiguration: Sendable {
         return database.deletingLastPathComponent().appendingPathComponent("\(name)-covers", isDirectory: true)
     }
 
-    /// The Last.fm key, or an error that says how to set it.
-    public func requireLastFMKey() throws -> Secret {
-        guard let key = lastFMAPIKey else {
-            throw ConfigurationError.missing(
-                key: "LASTFM_API_KEY",
-                hint: "get one at https://www.last.fm/api/account/create, or try `vinylogue-bot console --demo`"
-            )
-        }
-        return key
-    }
-
-    /// The bot token, or an error that says how to set it.
-    public func requireTelegramToken() throws -> Secret {
-        guard let token = telegramToken else {
-            throw ConfigurationError.missing(key: "TELEGRAM_BOT_TOKEN", hint: "create a bot with @BotFather and paste its token")
-        }
-        return token
-    }
-
     /// `telegram.bot.token` → `TELEGRAM_BOT_TOKEN`, the name the environment provider looks up.
     static func envName(_ key: String) -> String {
         key.replacingOccurrences(of: ".", with: "_").uppercased()
@@ -317,20 +304,5 @@ extension RateLimitGuard.Rate {
         let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard (1...2).contains(numbers.count), numbers.allSatisfy({ $0.map { (1...1000).contains($0) } ?? false }) else { return nil }
         self.init(burst: numbers[0]!, perMinute: numbers.last!!)
-    }
-}
-
-/// A configuration value that is missing or malformed. Its description is one line for the operator.
-public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    case missing(key: String, hint: String)
-    case invalid(key: String, value: String, expected: String)
-
-    public var description: String {
-        switch self {
-        case let .missing(key, hint):
-            "\(key) is not set: set it in the environment or in .env (see .env.example); \(hint)."
-        case let .invalid(key, value, expected):
-            "\(key)=“\(value)” is not valid: expected \(expected)."
-        }
     }
 }

@@ -235,6 +235,12 @@ extension BotStore {
                     WHERE upload IS NOT NULL AND id IN (SELECT id FROM outbox WHERE state IN ('sent', 'unconfirmed', 'dropped'));
                 """)
         }
+        migrator.registerMigration("v8: when Telegram last answered a poll, for the health check") { db in
+            try db.create(table: "pollHeartbeat") { t in
+                t.primaryKey("id", .integer)
+                t.column("polledAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
