@@ -173,7 +173,6 @@ public struct BotAssembly: Sendable {
         weekly: WeeklyPostControls
     ) -> BotCommands {
         let metrics = options.metrics
-        let logger = options.makeLogger("commands")
         return BotCommands(CommandSet.Dependencies(
             engine: ThrowbackEngine(history: listening, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
@@ -183,11 +182,9 @@ public struct BotAssembly: Sendable {
             validUser: ValidListenerGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
             weekly: weekly, unknownUserHint: options.unknownUserHint, inlineMode: telegram != nil
         )) { outcome in
+            // The log's line per command is the Telegram handler's, which knows when the answer is queued.
             let (result, guardName) = outcome.labels
             metrics.increment("vinylogue_commands_total", [("command", outcome.command), ("outcome", result), ("guard", guardName)])
-            logger.debug("command", metadata: [
-                "command": "\(outcome.command)", "chat": "\(outcome.chatID)", "outcome": "\(result)", "guard": "\(guardName)",
-            ])
         }
     }
 

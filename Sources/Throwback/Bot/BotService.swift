@@ -92,7 +92,10 @@ public struct BotService: Service, CustomStringConvertible {
     }
 
     private func serve() async throws {
-        guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
+        guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else {
+            // A SIGTERM while Telegram is unreachable ends the retries at once: say so.
+            return logger.notice("stopping before the bot started: Telegram start-up had not finished")
+        }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
@@ -155,6 +158,7 @@ public struct BotService: Service, CustomStringConvertible {
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
             } catch let error as TelegramError where error.isTransient {
+                guard !Task.isCancelled else { return nil }
                 attempt += 1
                 let delay = settings.startupBackoff.delay(beforeRetry: attempt)
                 // The base URL only: the token is part of every method's URL.
