@@ -59,14 +59,18 @@ public struct ChatUpdateHandler: Sendable {
     private let inline: InlineThrowbacks
     private let now: @Sendable () -> Date
     private let clock: ElapsedClock
+    /// "typing…" while a throwback's first fetch is slow.
+    private let chatAction: ChatActionIndicator
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
         store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
         metrics: BotMetrics = .none, inlineCollageChat: Int64? = nil, now: @escaping @Sendable () -> Date = Date.init,
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
+        clock: any Clock<Duration> = ContinuousClock(), chatActionClock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "bot")
     ) {
+        self.chatAction = ChatActionIndicator(telegram: telegram, clock: ElapsedClock(chatActionClock))
         self.inline = InlineThrowbacks(
             router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, collageChat: inlineCollageChat,
             metrics: metrics, clock: clock
@@ -159,7 +163,15 @@ public struct ChatUpdateHandler: Sendable {
         case let .message(message, parsed, context, admission):
             if case .command(let spec, _) = parsed { log.command = spec.name }
             let kind: CommandUpdateKind = arrival.update.channelPost == nil ? .message : .channelPost
-            await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            // Only a throwback's first fetch is slow enough to show that an answer is coming.
+            guard case .command(throwback.spec, _) = parsed, admission == .admitted else {
+                return await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            }
+            await chatAction.showing(in: message.chat.id, topic: message.topicID, logger: log.logger) {
+                await willSendCollage(in: message.chat.id) ? .uploadPhoto : .typing
+            } during: {
+                await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            }
         case let .press(query, admission):
             log.command = throwback.spec.name
             if let ending = await press(query, admission, arrival: arrival, log: log) {
@@ -320,8 +332,14 @@ public struct ChatUpdateHandler: Sendable {
 
     /// A throwback's collage, where the chat has covers on and one can be had in time.
     private func photo(of summary: ChartSummary, in chat: Int64) async -> CollagePhotos.Photo? {
-        guard let photos, (try? await store.settings(for: chat).covers) ?? true else { return nil }
+        guard await willSendCollage(in: chat), let photos else { return nil }
         return await photos.photo(for: summary)
+    }
+
+    /// Whether a throwback in `chat` is answered with a collage, where it has albums and covers.
+    private func willSendCollage(in chat: Int64) async -> Bool {
+        guard photos != nil else { return false }
+        return (try? await store.settings(for: chat).covers) ?? true
     }
 
     /// A reply for the outbox, which drops it if it waits longer than replies may.
