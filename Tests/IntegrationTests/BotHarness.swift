@@ -88,7 +88,7 @@ struct BotHarness {
     /// The bot and its weekly post as `vinylogue-bot run` builds them, with `clock` driving
     /// flood limits (the fake Telegram measures them on the same clock), retries, backoff
     /// and the shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
-    /// circuit breaker.
+    /// circuit breaker; `chatActionClock`, when a slow answer shows "typing…".
     func services(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
@@ -102,7 +102,8 @@ struct BotHarness {
         metrics: BotMetrics = .none,
         collageRenderer: any CollageRendering = CollageRenderer(),
         telegramURL: URL? = nil,
-        inlineCollageChat: Int64? = nil
+        inlineCollageChat: Int64? = nil,
+        chatActionClock: any Clock<Duration> = ContinuousClock()
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
@@ -115,7 +116,7 @@ struct BotHarness {
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
                 lastFMRequestsPerSecond: 50, bot: settings, delivery: delivery, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
-                collageRenderer: collageRenderer
+                collageRenderer: collageRenderer, chatActionClock: chatActionClock
             )
         )
         return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))

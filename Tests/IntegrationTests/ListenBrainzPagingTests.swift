@@ -21,7 +21,7 @@ import TestLogging
         let store = try BotStore(path: harness.base.databasePath)
         _ = try await store.addToRoster([name], chat: chat, limit: 50)
         let services = harness.assembly().services(telegramTransport: harness.base.transport, token: Secret(harness.base.telegram.token), store: store)
-        return try await services.preview.messages(chat: chat, dueAt: BotHarness.now, formatter: .plain).joined(separator: "\n")
+        return try await services.preview.draft(chat: chat, dueAt: BotHarness.now).text
     }
 
     @Test func aWeekOf1500ListensThatShareOneSecondCountsAll1500() async throws {
@@ -50,10 +50,11 @@ import TestLogging
         let harness = try await SourcesHarness.start()
         let start = Self.week.fromUnix
         await harness.listenBrainz.addUser("imports", listens:
-            Self.listens(500, at: start + 3000, "Third") + Self.listens(500, at: start + 2000, "Second")
-            + Self.listens(500, at: start + 1000, "First") + Self.listens(1, at: start - 604_800, "Long Ago"))
+            Self.listens(600, at: start + 3000, "Third") + Self.listens(600, at: start + 2000, "Second")
+            + Self.listens(600, at: start + 1000, "First") + Self.listens(1, at: start - 604_800, "Long Ago"))
         let text = try await preview("lb:imports", harness, chat: -9102)
-        for album in ["Third", "Second", "First"] { #expect(text.contains("\(album) (500 plays)"), "\(text)") }
+        // Each page ends 400 listens into a second of 600.
+        for album in ["Third", "Second", "First"] { #expect(text.contains("\(album) (600 plays)"), "\(text)") }
         #expect(await harness.listenBrainz.calls.dropFirst().map(\.maxTimestamp) == [Self.week.toUnix, start + 2001, start + 1001])
         await harness.stop()
     }

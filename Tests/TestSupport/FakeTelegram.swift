@@ -21,6 +21,8 @@ import Telegram
 ///   be in the body) and `editMessageCaption` need a message the bot sent, of the right
 ///   kind (text for the first, photo for the others), and refuse an edit that changes
 ///   nothing ("message is not modified"); `answerCallbackQuery` takes each query once.
+/// - `sendChatAction` takes only the actions the Bot API documents, in a chat the bot can
+///   post to (and an existing forum topic, if given).
 /// - A button press on a photo the bot posted carries the photo and its caption, not a text.
 /// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
@@ -120,6 +122,8 @@ public actor FakeTelegram {
     public private(set) var inlineMessages: [String: InlineMessage] = [:]
     /// Edits of inline messages that Telegram took.
     public private(set) var inlineEdits: [Call] = []
+    /// Chat actions ("typing…") that Telegram took, in order.
+    public private(set) var chatActions: [Call] = []
 
     /// A message sent in inline mode: its text or caption, its photo's file_id, its buttons.
     public struct InlineMessage: Sendable, Equatable {
@@ -475,6 +479,8 @@ public actor FakeTelegram {
             return post(call)
         case "answerInlineQuery":
             return answerInlineQuery(call)
+        case "sendChatAction":
+            return chatAction(call)
         case "answerCallbackQuery":
             let id = call.parameters["callback_query_id"] as? String ?? ""
             guard openQueries.remove(id) != nil else {
@@ -563,11 +569,7 @@ public actor FakeTelegram {
         let method = call.method
         if let inlineID = call.parameters["inline_message_id"] as? String { return editInline(call, inlineID) }
         guard let chat = call.chatID else { return refuse(method, 400, "Bad Request: chat_id is empty") }
-        switch gone[chat] {
-        case .blocked?: return refuse(method, 403, "Forbidden: bot was kicked from the group chat")
-        case .notFound?: return refuse(method, 400, "Bad Request: chat not found")
-        case nil: break
-        }
+        if let refusal = goneRefusal(method, chat: chat) { return refusal }
         let html: String
         let photo: PhotoChoice?
         do throws(BadRequest) {
@@ -636,6 +638,39 @@ public actor FakeTelegram {
         }
         if let thread = call.threadID { result["message_thread_id"] = thread }
         return ok(result)
+    }
+
+    /// How a chat the bot can no longer post to answers `method`; nil for a chat it can post to.
+    private func goneRefusal(_ method: String, chat: Int64) -> FakeResponse? {
+        switch gone[chat] {
+        case .blocked?: refuse(method, 403, "Forbidden: bot was kicked from the group chat")
+        case .notFound?: refuse(method, 400, "Bad Request: chat not found")
+        case nil: nil
+        }
+    }
+
+    /// The actions the Bot API documents for `sendChatAction`. The server also takes a few
+    /// old undocumented names; a bot that used them could break any day, so this fake does not.
+    public static let documentedChatActions: Set<String> = [
+        "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document",
+        "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+    ]
+
+    /// `sendChatAction`, checked in the order telegram-bot-api's `process_send_chat_action_query`
+    /// checks it: the action first, then the chat (which must take the bot's posts), then the
+    /// topic, which Telegram refuses as it refuses a post to a topic that does not exist.
+    private func chatAction(_ call: Call) -> FakeResponse {
+        let method = call.method
+        guard let action = call.parameters["action"] as? String, Self.documentedChatActions.contains(action) else {
+            return refuse(method, 400, "Bad Request: wrong parameter action in request")
+        }
+        guard let chat = call.chatID else { return refuse(method, 400, "Bad Request: chat_id is empty") }
+        if let refusal = goneRefusal(method, chat: chat) { return refusal }
+        if let thread = call.threadID, forumTopics[chat]?.contains(thread) != true {
+            return refuse(method, 400, "Bad Request: message thread not found")
+        }
+        chatActions.append(call)
+        return ok(true)
     }
 
     /// The text (or caption) and the photo that `call` asks for, checked as Telegram checks them.

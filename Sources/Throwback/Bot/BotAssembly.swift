@@ -41,6 +41,9 @@ public struct BotAssembly: Sendable {
         /// Measures a collage's time budget. Separate from `clock`, which tests often make
         /// immediate: the budget is about real work taking real time.
         public var collageClock: any Clock<Duration>
+        /// When a chat is shown "typing…" during a slow answer. Separate from `clock`, which
+        /// tests often make immediate: it is about how long a person waits.
+        public var chatActionClock: any Clock<Duration>
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -58,8 +61,10 @@ public struct BotAssembly: Sendable {
             metrics: BotMetrics = .none,
             unknownUserHint: String? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
-            collageClock: any Clock<Duration> = ContinuousClock()
+            collageClock: any Clock<Duration> = ContinuousClock(),
+            chatActionClock: any Clock<Duration> = ContinuousClock()
         ) {
+            self.chatActionClock = chatActionClock
             self.collageClock = collageClock
             self.collageRenderer = collageRenderer
             self.clock = clock
@@ -170,7 +175,6 @@ public struct BotAssembly: Sendable {
         weekly: WeeklyPostControls
     ) -> BotCommands {
         let metrics = options.metrics
-        let logger = options.makeLogger("commands")
         return BotCommands(CommandSet.Dependencies(
             engine: ThrowbackEngine(history: listening, now: options.now), lastFM: lastFM, store: store,
             rateLimit: RateLimitGuard(limits: telegram == nil ? .unlimited : configuration.rateLimits, clock: options.clock),
@@ -180,11 +184,9 @@ public struct BotAssembly: Sendable {
             validUser: ValidListenerGuard(history: listening, clock: options.clock, unknownUserHint: options.unknownUserHint),
             weekly: weekly, unknownUserHint: options.unknownUserHint, inlineMode: telegram != nil
         )) { outcome in
+            // The log's line per command is the Telegram handler's, which knows when the answer is queued.
             let (result, guardName) = outcome.labels
             metrics.increment("vinylogue_commands_total", [("command", outcome.command), ("outcome", result), ("guard", guardName)])
-            logger.debug("command", metadata: [
-                "command": "\(outcome.command)", "chat": "\(outcome.chatID)", "outcome": "\(result)", "guard": "\(guardName)",
-            ])
         }
     }
 
@@ -281,7 +283,7 @@ public struct BotAssembly: Sendable {
             commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
             photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock,
-            apiURL: configuration.telegramAPIURL, executor: telegramTransport.executor, logger: logger
+            chatActionClock: options.chatActionClock, apiURL: configuration.telegramAPIURL, executor: telegramTransport.executor, logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,

@@ -50,6 +50,8 @@ public struct BotService: Service, CustomStringConvertible {
     private let metrics: BotMetrics
     private let now: @Sendable () -> Date
     private let clock: any Clock<Duration>
+    /// When a chat is shown "typing…" during a slow answer.
+    private let chatActionClock: any Clock<Duration>
     private let elapsed: ElapsedClock
     /// `TELEGRAM_API_URL`, to name in the log while start-up fails.
     private let apiURL: URL
@@ -63,7 +65,8 @@ public struct BotService: Service, CustomStringConvertible {
         journal: UpdateJournal, outbox: OutboxDeliverer, lifetimes: OutboxLifetimes = OutboxLifetimes(), settings: Settings = Settings(),
         photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
-        apiURL: URL = HTTPTelegramClient.defaultBaseURL, executor: (any TaskExecutor)? = nil, logger: Logger = Logger(label: "bot")
+        chatActionClock: any Clock<Duration> = ContinuousClock(), apiURL: URL = HTTPTelegramClient.defaultBaseURL,
+        executor: (any TaskExecutor)? = nil, logger: Logger = Logger(label: "bot")
     ) {
         self.apiURL = apiURL
         self.executor = executor
@@ -80,6 +83,7 @@ public struct BotService: Service, CustomStringConvertible {
         self.metrics = metrics
         self.now = now
         self.clock = clock
+        self.chatActionClock = chatActionClock
         self.elapsed = ElapsedClock(clock)
         self.logger = logger
     }
@@ -92,12 +96,15 @@ public struct BotService: Service, CustomStringConvertible {
     }
 
     private func serve() async throws {
-        guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else { return }
+        guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else {
+            // A SIGTERM while Telegram is unreachable ends the retries at once: say so.
+            return logger.notice("stopping before the bot started: Telegram start-up had not finished")
+        }
         logger.info("bot is running", metadata: ["username": "\(me.username ?? me.firstName)"])
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes, metrics: metrics,
-            inlineCollageChat: settings.inlineCollageChat, now: now, clock: clock, logger: logger
+            inlineCollageChat: settings.inlineCollageChat, now: now, clock: clock, chatActionClock: chatActionClock, logger: logger
         )
         let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
         let leftovers = try await journal.unhandled()
@@ -155,6 +162,7 @@ public struct BotService: Service, CustomStringConvertible {
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
             } catch let error as TelegramError where error.isTransient {
+                guard !Task.isCancelled else { return nil }
                 attempt += 1
                 let delay = settings.startupBackoff.delay(beforeRetry: attempt)
                 // The base URL only: the token is part of every method's URL.

@@ -59,14 +59,18 @@ public struct ChatUpdateHandler: Sendable {
     private let inline: InlineThrowbacks
     private let now: @Sendable () -> Date
     private let clock: ElapsedClock
+    /// "typing…" while a throwback's first fetch is slow.
+    private let chatAction: ChatActionIndicator
     private let logger: Logger
 
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
         store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
         metrics: BotMetrics = .none, inlineCollageChat: Int64? = nil, now: @escaping @Sendable () -> Date = Date.init,
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
+        clock: any Clock<Duration> = ContinuousClock(), chatActionClock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "bot")
     ) {
+        self.chatAction = ChatActionIndicator(telegram: telegram, clock: ElapsedClock(chatActionClock))
         self.inline = InlineThrowbacks(
             router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, collageChat: inlineCollageChat,
             metrics: metrics, clock: clock
@@ -143,8 +147,9 @@ public struct ChatUpdateHandler: Sendable {
 
     // MARK: Handling
 
-    /// Answers an update in its chat's turn.
+    /// Answers an update in its chat's turn; logs one line per command.
     public func handle(_ arrival: Arrival) async {
+        let started = clock.elapsed()
         var log = UpdateLog(base: logger, update: arrival.update.updateID, chat: arrival.chat)
         switch arrival.kind {
         case .ignored:
@@ -157,10 +162,21 @@ public struct ChatUpdateHandler: Sendable {
             if moved { log.logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
         case let .message(message, parsed, context, admission):
             if case .command(let spec, _) = parsed { log.command = spec.name }
-            await answer(message, parsed, context, admission, update: arrival.update, log: log)
+            let kind: CommandUpdateKind = arrival.update.channelPost == nil ? .message : .channelPost
+            // Only a throwback's first fetch is slow enough to show that an answer is coming.
+            guard case .command(throwback.spec, _) = parsed, admission == .admitted else {
+                return await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            }
+            await chatAction.showing(in: message.chat.id, topic: message.topicID, logger: log.logger) {
+                await willSendCollage(in: message.chat.id) ? .uploadPhoto : .typing
+            } during: {
+                await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            }
         case let .press(query, admission):
             log.command = throwback.spec.name
-            await press(query, admission, arrival: arrival, log: log)
+            if let ending = await press(query, admission, arrival: arrival, log: log) {
+                log.handled(ending, kind: .callbackQuery, after: clock.elapsed() - started)
+            }
         case .chosen(let chosen):
             log.command = "inline"
             await inline.sent(chosen, logger: log.logger)
@@ -175,30 +191,43 @@ public struct ChatUpdateHandler: Sendable {
         }
     }
 
+    /// Answers a message; logs its command's line once the answer is queued.
     private func answer(
         _ message: Message, _ parsed: ParsedMessage, _ context: CommandInvocation, _ admission: CommandRouter.Admission,
-        update: Update, log: UpdateLog
+        update: Update, log: UpdateLog, kind: CommandUpdateKind, since started: Duration
     ) async {
-        switch await router.result(for: parsed, context: context, admission: admission) {
+        let routed = await router.result(for: parsed, context: context, admission: admission)
+        func queued(_ committed: Bool, _ ending: CommandEnding? = nil) {
+            guard let outcome = routed.outcome, let ending = ended(ending ?? CommandEnding(outcome.result), committed: committed) else { return }
+            log.handled(ending, kind: kind, after: clock.elapsed() - started)
+        }
+        switch routed.result {
         case nil, .reply(.silence)?:
-            await commit(update, log: log)
+            queued(await commit(update, log: log))
         case .reply(let reply)?:
             let (answer, buttons) = await answer(reply, to: message)
-            await commit(update, log: log) { transaction in
+            queued(await commit(update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons, at: now())
                 return answer
-            }
+            })
         case let .change(change, then)?:
             let committed = await commit(update, log: log) { transaction in
                 try change(transaction).rendered(with: .telegram).map { [text($0, replyingTo: message)] } ?? []
             }
             // What the change could not save gets an apology, and the update counts as handled.
             if !committed, !Task.isCancelled {
-                await commit(update, log: log) { _ in [text(StorageFailure.message, replyingTo: message)] }
+                queued(await commit(update, log: log) { _ in [text(StorageFailure.message, replyingTo: message)] }, .failed)
             } else if committed {
+                queued(true)
                 await then?()
             }
         }
+    }
+
+    /// How a command ended once its update was to be recorded: as `ending` if it was, as a
+    /// failure if storage failed, nil if shutdown left it for the next start.
+    private func ended(_ ending: CommandEnding, committed: Bool) -> CommandEnding? {
+        committed ? ending : Task.isCancelled ? nil : .failed
     }
 
     /// A reply to a message: a throwback as its collage where there is one, else text.
@@ -230,25 +259,25 @@ public struct ChatUpdateHandler: Sendable {
     /// Handles a ◀ / ▶ press, on a chat message or on one sent in inline mode. The press is
     /// answered before any Last.fm call, so the client's spinner stops at once; a refusal
     /// shows as a toast, later trouble as a log line.
-    private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, log: UpdateLog) async {
+    private func press(_ query: CallbackQuery, _ admission: CommandRouter.Admission, arrival: Arrival, log: UpdateLog) async -> CommandEnding? {
         let deadline = arrival.arrivedAt + Self.pressDeadline
+        func done(_ ending: CommandEnding, _ body: @escaping @Sendable (StoreTransaction) throws -> [OutboxMessage] = { _ in [] }) async -> CommandEnding? {
+            ended(ending, committed: await commit(arrival.update, log: log, body))
+        }
         guard case .admitted = admission else {
             if case .refused(let reply) = admission, let text = reply.rendered(with: .plain) {
                 await acknowledge(query, text, by: deadline, log: log)
             }
-            await commit(arrival.update, log: log)
-            return
+            return await done(.refused(by: router.admissionName))
         }
         guard let target = await navigation.target(from: query.data) else {
             await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", by: deadline, log: log)
-            await commit(arrival.update, log: log)
-            return
+            return await done(.expired)
         }
         let message = query.message.flatMap { $0.isInaccessible ? nil : $0 }
         guard message != nil || query.inlineMessageID != nil else {
             await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, log: log)
-            await commit(arrival.update, log: log)
-            return
+            return await done(.expired)
         }
         // An inline message is in a chat the bot may not know: the presser's settings apply.
         let chat = message?.chat.id ?? query.from.id
@@ -257,28 +286,25 @@ public struct ChatUpdateHandler: Sendable {
         invocation.yearsAgo = target.yearsAgo
         if case .failure(let refusal) = await router.authorize(throwback, invocation) {
             await acknowledge(query, refusal.reply.rendered(with: .plain), by: deadline, log: log)
-            await commit(arrival.update, log: log)
-            return
+            return await done(.refused(by: refusal.guardName))
         }
         await acknowledge(query, nil, by: deadline, log: log)
         let minimum = (try? await store.settings(for: chat).minimumPlayCount) ?? 1
         let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
         guard case .throwback = reply else {
             log.logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
-            await commit(arrival.update, log: log)
-            return
+            return await done(.failed)
         }
         guard let message else {
             let buttons = YearNavigation.buttons(for: reply)
             await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: log.logger)
-            await commit(arrival.update, log: log) { transaction in
+            return await done(.answered) { transaction in
                 try transaction.saveButtonNames(buttons, at: now())
                 return []
             }
-            return
         }
         let (edit, buttons) = await edit(message, to: reply)
-        await commit(arrival.update, log: log) { transaction in
+        return await done(.answered) { transaction in
             try transaction.saveButtonNames(buttons, at: now())
             return [edit]
         }
@@ -306,8 +332,14 @@ public struct ChatUpdateHandler: Sendable {
 
     /// A throwback's collage, where the chat has covers on and one can be had in time.
     private func photo(of summary: ChartSummary, in chat: Int64) async -> CollagePhotos.Photo? {
-        guard let photos, (try? await store.settings(for: chat).covers) ?? true else { return nil }
+        guard await willSendCollage(in: chat), let photos else { return nil }
         return await photos.photo(for: summary)
+    }
+
+    /// Whether a throwback in `chat` is answered with a collage, where it has albums and covers.
+    private func willSendCollage(in chat: Int64) async -> Bool {
+        guard photos != nil else { return false }
+        return (try? await store.settings(for: chat).covers) ?? true
     }
 
     /// A reply for the outbox, which drops it if it waits longer than replies may.
@@ -365,22 +397,5 @@ public struct ChatUpdateHandler: Sendable {
         } catch {
             log.logger.notice("could not answer a button press", metadata: ["error": "\(error)"])
         }
-    }
-}
-
-/// Where an update's log lines go, tagged with the update, its chat and its command. The
-/// tags are set when a line is written, not per update: nearly every update writes none.
-struct UpdateLog: Sendable {
-    let base: Logger
-    let update: Int64
-    let chat: Int64
-    var command: String?
-
-    var logger: Logger {
-        var logger = base
-        logger[metadataKey: "update"] = "\(update)"
-        logger[metadataKey: "chat"] = "\(chat)"
-        if let command { logger[metadataKey: "command"] = "\(command)" }
-        return logger
     }
 }

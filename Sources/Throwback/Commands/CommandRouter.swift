@@ -63,30 +63,38 @@ public struct CommandRouter: Sendable {
         }
     }
 
-    /// What answers a message admitted (or refused) on arrival; nil when there is nothing to say.
-    public func result(for message: ParsedMessage, context: CommandInvocation, admission: Admission) async -> CommandResult? {
+    /// What answers a message admitted (or refused) on arrival, and how its command went.
+    public func result(for message: ParsedMessage, context: CommandInvocation, admission: Admission) async -> Routed {
         let command: (any Command)? = if case .command(let spec, _) = message { commands.first { $0.spec == spec } } else { nil }
         if case .refused(let reply) = admission {
-            if let command {
-                observe(CommandOutcome(command: command.spec.name, chatID: context.chatID, result: .refused(by: admissionName)))
-            }
-            return reply == .silence ? nil : .reply(reply)
+            let outcome = command.map { CommandOutcome(command: $0.spec.name, chatID: context.chatID, result: .refused(by: admissionName)) }
+            return observed(Routed(result: reply == .silence ? nil : .reply(reply), outcome: outcome))
         }
         switch message {
         case let .command(_, arguments):
-            guard let command else { return nil }
+            guard let command else { return Routed(result: nil, outcome: nil) }
             var invocation = context
             invocation.arguments = arguments
-            return await run(command, invocation)
+            return observed(await run(command, invocation))
         case .tooLong(let spec):
-            return .reply(.text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))"))
+            let usage = CommandResult.reply(.text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))"))
+            return observed(Routed(result: usage, outcome: CommandOutcome(command: spec.name, chatID: context.chatID, result: .usage)))
         case .unknownCommand(let word):
-            return context.isPrivateChat ? .reply(.text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.")) : nil
+            let hint = context.isPrivateChat ? CommandResult.reply(.text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.")) : nil
+            return Routed(result: hint, outcome: nil)
         case .notACommand:
-            return context.isPrivateChat ? .reply(.text("I didn’t get that. Send help to see what I can do.")) : nil
+            return Routed(result: context.isPrivateChat ? .reply(.text("I didn’t get that. Send help to see what I can do.")) : nil, outcome: nil)
         case .addressedToAnotherBot:
-            return nil
+            return Routed(result: nil, outcome: nil)
         }
+    }
+
+    /// What answers a message, and how the command it names went.
+    public struct Routed: Sendable {
+        /// Nil when there is nothing to say.
+        public var result: CommandResult?
+        /// Nil for a message that names no command of this bot.
+        public var outcome: CommandOutcome?
     }
 
     /// The reply to `text` with its changes committed at once, or nil when the text is not for
@@ -97,7 +105,7 @@ public struct CommandRouter: Sendable {
     public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
         let message = parse(text, context: context)
         guard let admission = await admission(for: message, context: context),
-              let reply = await result(for: message, context: context, admission: admission)?.committed(to: store)
+              let reply = await result(for: message, context: context, admission: admission).result?.committed(to: store)
         else { return nil }
         return reply == .silence ? nil : reply
     }
@@ -111,31 +119,36 @@ public struct CommandRouter: Sendable {
             return .success(allowed)
         } catch {
             observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .refused(by: error.guardName)))
-            return .failure(RefusalReply(reply: error.reply))
+            return .failure(RefusalReply(reply: error.reply, guardName: error.guardName))
         }
     }
 
     /// Checks the guards and runs the command.
-    public func run(_ command: any Command, _ invocation: CommandInvocation) async -> CommandResult {
+    private func run(_ command: any Command, _ invocation: CommandInvocation) async -> Routed {
+        func outcome(_ result: CommandOutcome.Result) -> CommandOutcome {
+            CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: result)
+        }
         do {
             var invocation = try await Self.check(command.guards, invocation, beforeParsing: true)
             switch command.parse(invocation) {
             case .success(let parsed): invocation = parsed
-            case .failure(let error):
-                observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .usage))
-                return .reply(.text(command.spec.usageMessage(error)))
+            case .failure(let error): return Routed(result: .reply(.text(command.spec.usageMessage(error))), outcome: outcome(.usage))
             }
             invocation = try await Self.check(command.guards, invocation, beforeParsing: false)
-            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .ran))
-            return await command.execute(invocation)
+            return Routed(result: await command.execute(invocation), outcome: outcome(.ran))
         } catch {
-            observe(CommandOutcome(command: command.spec.name, chatID: invocation.chatID, result: .refused(by: error.guardName)))
-            return .reply(error.reply)
+            return Routed(result: .reply(error.reply), outcome: outcome(.refused(by: error.guardName)))
         }
     }
 
+    /// Tells the observer how the command went.
+    private func observed(_ routed: Routed) -> Routed {
+        if let outcome = routed.outcome { observe(outcome) }
+        return routed
+    }
+
     /// The name a refusal on arrival is counted under.
-    private var admissionName: String { admission.map { "\(type(of: $0))" } ?? "" }
+    var admissionName: String { admission.map { "\(type(of: $0))" } ?? "" }
 
     /// Runs guards in order (only those that run before parsing, or only the others, if
     /// `beforeParsing` says which); the first refusal ends the command.
@@ -184,7 +197,8 @@ public struct CommandOutcome: Sendable, Equatable {
     }
 }
 
-/// A guard's refusal: a line to show, or `.silence`.
+/// A guard's refusal: a line to show, or `.silence`, and the guard that refused.
 public struct RefusalReply: Error, Sendable, Equatable {
     public var reply: BotReply
+    public var guardName: String
 }
