@@ -95,6 +95,9 @@ private func summary(_ albums: [ChartAlbum], hidden: Int = 0, minimum: Int = 1) 
         ))
         #expect(before == "dave’s Last.fm history starts in the week of 26 May 2024, so 5 years ago is too far back. Try 2 years or fewer.")
         #expect(ChartFormatter.plain.format(.noHistory(user: "zed")) == "zed has no listening history on Last.fm yet.")
+        // Each source's users are told about their own service's history.
+        #expect(ChartFormatter.plain.format(.noHistory(user: "lb:zed")) == "lb:zed has no listening history on ListenBrainz yet.")
+        #expect(ChartFormatter.plain.format(.noHistory(user: "librefm:zed")) == "librefm:zed has no listening history on Libre.fm yet.")
     }
 
     @Test func summariesRankByPlaysAndApplyTheFilter() {

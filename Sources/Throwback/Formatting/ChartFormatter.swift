@@ -34,15 +34,20 @@ public struct ChartFormatter: Sendable, Hashable {
         case .chart(let summary):
             return format(summary)
         case .noHistory(let user):
-            return "\(bold(user, limit: Self.maxUserLength)) has no listening history on Last.fm yet."
+            return "\(bold(user, limit: Self.maxUserLength)) has no listening history on \(Self.service(of: user)) yet."
         case let .beforeHistory(user, yearsAgo, start, earliest):
-            var text = "\(bold(user, limit: Self.maxUserLength))’s Last.fm history starts in the week of \(WeekDescription.day(start)), "
+            var text = "\(bold(user, limit: Self.maxUserLength))’s \(Self.service(of: user)) history starts in the week of \(WeekDescription.day(start)), "
                 + "so \(WeekDescription.yearsAgoPhrase(yearsAgo)) is too far back."
             if let earliest {
                 text += " Try \(WeekDescription.count(earliest, "year")) or fewer."
             }
             return text
         }
+    }
+
+    /// The service whose history `user` (a stored name, `lb:bob`) is.
+    private static func service(of user: String) -> String {
+        (ListenerName(parsing: user)?.source ?? .lastFM).serviceName
     }
 
     /// The summary's message. A past week's chart never changes, so neither does its text:
