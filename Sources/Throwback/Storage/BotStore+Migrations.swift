@@ -189,6 +189,12 @@ extension BotStore {
             try db.drop(table: "inboxEntry")
             try db.drop(table: "handledUpdate")
         }
+        migrator.registerMigration("v7: Last.fm cache keys escape their values") { db in
+            // A value's `%` is now written `%25`: an answer kept for an album named `a%25b`
+            // would be read for one named `a%b`. Keys with a `%` are rare and cost a look-up
+            // again at most; keys of values with `|` or `=` are never asked for again.
+            try db.execute(sql: "DELETE FROM lastfmCache WHERE instr(key, '%') > 0")
+        }
         return migrator
     }
 }
