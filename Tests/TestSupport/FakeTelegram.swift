@@ -204,6 +204,8 @@ public actor FakeTelegram {
     private var inlineQueries: [String: (from: [String: Any], text: String)] = [:]
     private var forumTopics: [Int64: Set<Int64>] = [:]
     private var gone: [Int64: Gone] = [:]
+    /// Groups that became supergroups, to their new ids.
+    private var upgraded: [Int64: Int64] = [:]
     private var elapsed: @Sendable () -> Duration
     private var perChatSends: [Int64: [Duration]] = [:]
     private var recentSends: [Duration] = []
@@ -309,6 +311,18 @@ public actor FakeTelegram {
     /// Makes `chat` refuse posts: the bot was blocked or removed (403), or the chat is gone (400).
     public func setGone(_ chat: Int64, _ how: Gone = .blocked) {
         gone[chat] = how
+    }
+
+    /// `group` becomes the supergroup `supergroup`: from now on a post to the old id is refused
+    /// with 400 and `migrate_to_chat_id`, as Telegram refuses it. With `announce`, the old
+    /// group's service message saying so is queued, as Telegram sends it.
+    public func upgradeGroup(_ group: Int64, to supergroup: Int64, announce: Bool = true) {
+        upgraded[group] = supergroup
+        guard announce else { return }
+        push(["message": [
+            "message_id": nextMessage(), "date": 1_700_000_000, "chat": ["id": group, "type": "group", "title": "Test chat"],
+            "from": ["id": 7, "is_bot": false, "first_name": "User 7"], "migrate_to_chat_id": supergroup,
+        ] as [String: Any]])
     }
 
     /// From now on, updates are numbered from `id`, as Telegram does after a week without updates.
@@ -567,6 +581,9 @@ public actor FakeTelegram {
         case .blocked?: return refuse(method, 403, "Forbidden: bot was kicked from the group chat")
         case .notFound?: return refuse(method, 400, "Bad Request: chat not found")
         case nil: break
+        }
+        if let supergroup = upgraded[chat] {
+            return refuse(method, 400, "Bad Request: group chat was upgraded to a supergroup chat", migrateTo: supergroup)
         }
         let html: String
         let photo: PhotoChoice?
@@ -870,9 +887,9 @@ public actor FakeTelegram {
         }
     }
 
-    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil) -> FakeResponse {
+    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {
         refusals.append(Refusal(method: method, code: code, description: description))
-        return error(code, description, retryAfter: retryAfter)
+        return error(code, description, retryAfter: retryAfter, migrateTo: migrateTo)
     }
 
     private func error(_ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {

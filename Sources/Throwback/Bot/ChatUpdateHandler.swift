@@ -154,7 +154,10 @@ public struct ChatUpdateHandler: Sendable {
                 try transaction.migrateChat(from: arrival.chat, to: newID)
                 return []
             }
-            if moved { log.logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
+            if moved {
+                outbox.followMigration(from: arrival.chat, to: newID)
+                log.logger.notice("group became a supergroup; its roster, settings and waiting messages moved", metadata: ["to": "\(newID)"])
+            }
         case let .message(message, parsed, context, admission):
             if case .command(let spec, _) = parsed { log.command = spec.name }
             await answer(message, parsed, context, admission, update: arrival.update, log: log)

@@ -32,7 +32,8 @@ public struct StoreTransaction {
         }
     }
 
-    /// A group became a supergroup: everything stored for the old id moves to the new one.
+    /// A group became a supergroup: everything stored for the old id moves to the new one,
+    /// the messages waiting to be sent there included.
     public func migrateChat(from old: Int64, to new: Int64) throws {
         if var settings = try ChatSettings.fetchOne(db, key: old) {
             try settings.delete(db)
@@ -43,6 +44,7 @@ public struct StoreTransaction {
             try db.execute(sql: "UPDATE OR IGNORE \(table) SET chatID = ? WHERE chatID = ?", arguments: [new, old])
             try db.execute(sql: "DELETE FROM \(table) WHERE chatID = ?", arguments: [old])
         }
+        try moveWaitingMessages(from: old, to: new)
         forgetCachedSettings(of: [old, new])
     }
 
