@@ -22,6 +22,11 @@ import Telegram
 ///   kind (text for the first, photo for the others), and refuse an edit that changes
 ///   nothing ("message is not modified"); `answerCallbackQuery` takes each query once.
 /// - A button press on a photo the bot posted carries the photo and its caption, not a text.
+/// - `getUpdates` keeps the last `allowed_updates` it was given (until then, as after an empty
+///   list, every kind but `chat_member` and reactions), and an update of a kind left out is
+///   never queued, as the Bot API's `getUpdates` documents.
+/// - The bot can be removed from a chat and added back: each sends a `my_chat_member` update
+///   in the Bot API's `ChatMemberUpdated` shape, and posts to the chat get 403 meanwhile.
 /// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
     /// One call the fake received, with its parameters from a JSON body or a form.
@@ -206,6 +211,8 @@ public actor FakeTelegram {
     private var gone: [Int64: Gone] = [:]
     /// Groups that became supergroups, to their new ids.
     private var upgraded: [Int64: Int64] = [:]
+    /// The kinds of update the bot last asked for; nil: Telegram's default.
+    private var allowedUpdates: Set<String>?
     private var elapsed: @Sendable () -> Duration
     private var perChatSends: [Int64: [Duration]] = [:]
     private var recentSends: [Duration] = []
@@ -325,6 +332,29 @@ public actor FakeTelegram {
         ] as [String: Any]])
     }
 
+    /// The bot is removed from `chat` by user `by` (`kicked` in a group or channel; in a private
+    /// chat, the person blocked it): posts there get 403 from now on, and Telegram tells the bot.
+    public func removeBot(from chat: Int64, chatType: String = "group", by user: Int64 = 7, status: String = "kicked") {
+        gone[chat] = .blocked
+        pushMembership(chat: chat, chatType: chatType, by: user, from: "member", to: status)
+    }
+
+    /// The bot is added back to `chat` (or unblocked): it may post there again, and Telegram tells it.
+    public func addBot(to chat: Int64, chatType: String = "group", by user: Int64 = 7, status: String = "member") {
+        gone[chat] = nil
+        pushMembership(chat: chat, chatType: chatType, by: user, from: "kicked", to: status)
+    }
+
+    private func pushMembership(chat: Int64, chatType: String, by user: Int64, from old: String, to new: String) {
+        let bot: [String: Any] = ["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername]
+        push(["my_chat_member": [
+            "chat": ["id": chat, "type": chatType, "title": "Test chat"],
+            "from": ["id": user, "is_bot": false, "first_name": "User \(user)"], "date": 1_700_000_000 + nextUpdateID,
+            "old_chat_member": ["status": old, "user": bot] as [String: Any],
+            "new_chat_member": (new == "kicked" ? ["status": new, "user": bot, "until_date": 0] : ["status": new, "user": bot]) as [String: Any],
+        ] as [String: Any]])
+    }
+
     /// From now on, updates are numbered from `id`, as Telegram does after a week without updates.
     public func renumberUpdates(from id: Int64) {
         nextUpdateID = id
@@ -375,6 +405,9 @@ public actor FakeTelegram {
     public func push(_ update: [String: Any]) -> Int64 {
         var update = update
         let id = nextUpdateID
+        // Telegram never makes an update of a kind the bot did not ask for.
+        let kind = update.keys.first { $0 != "update_id" } ?? ""
+        guard allowedUpdates?.contains(kind) ?? !["chat_member", "message_reaction", "message_reaction_count"].contains(kind) else { return id }
         nextUpdateID += 1
         update["update_id"] = id
         pending.append(Pending(id: id, body: update))
@@ -481,6 +514,7 @@ public actor FakeTelegram {
         case "getMe":
             return ok(["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername, "can_join_groups": true])
         case "getUpdates":
+            if let kinds = call.parameters["allowed_updates"] as? [String] { allowedUpdates = kinds.isEmpty ? nil : Set(kinds) }
             return await poll(
                 offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
                 limit: min(max((call.parameters["limit"] as? NSNumber)?.intValue ?? 100, 1), 100)

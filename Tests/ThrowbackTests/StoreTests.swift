@@ -39,12 +39,21 @@ import TestLogging
         #expect(waiting.map { $0.request.parameters["text"] } == [.string("first"), .string("second")])
     }
 
+    /// A chat the bot cannot post to gets no weekly post; once the bot is back, the post is on
+    /// again if it was on, without catching up on the weeks it was away.
     @Test func aForbiddenChatIsMarkedInactiveWithItsWeeklyPostOff() async throws {
         let store = try BotStore.inMemory()
+        try await store.updateSettings(for: -7) { $0.weeklyPost = true }
         try await store.write { try $0.markInactive(-7) }
         let settings = try await store.settings(for: -7)
         #expect(!settings.active)
-        #expect(settings.weeklyPost == false)
+        #expect(!settings.weeklyPostIsOn(defaultChat: nil))
+        let back = Date(timeIntervalSince1970: 1_795_000_000)
+        #expect(try await store.write { try $0.markActive(-7, at: back) })
+        let active = try await store.settings(for: -7)
+        #expect(active.weeklyPostIsOn(defaultChat: nil))
+        #expect(active.weeklySince == 1_795_000_000)
+        #expect(try await store.write { try $0.markActive(-7, at: back) } == false)
     }
 
     /// A batch's chats are read at once: their commands then find the settings in memory

@@ -24,12 +24,24 @@ public struct StoreTransaction {
         return settings
     }
 
-    /// After a 403: the bot cannot post there any more, so it stops trying.
+    /// After a 403, or the bot's removal: it cannot post there any more, so it stops trying.
+    /// The chat's roster and settings, its weekly post's on or off included, are kept for
+    /// when the bot is back.
     public func markInactive(_ chat: Int64) throws {
+        try updateSettings(for: chat) { $0.active = false }
+    }
+
+    /// The bot is in the chat again: it posts there again, and its weekly post is on again if
+    /// it was on. A post that fell due while the bot was away is not caught up. Returns whether
+    /// the chat was inactive.
+    @discardableResult
+    public func markActive(_ chat: Int64, at now: Date) throws -> Bool {
+        guard let settings = try ChatSettings.fetchOne(db, key: chat), !settings.active else { return false }
         try updateSettings(for: chat) {
-            $0.active = false
-            $0.weeklyPost = false
+            $0.active = true
+            $0.weeklySince = Int64(now.timeIntervalSince1970)
         }
+        return true
     }
 
     /// A group became a supergroup: everything stored for the old id moves to the new one,
