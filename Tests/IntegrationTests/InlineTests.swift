@@ -107,6 +107,29 @@ import TestLogging
         await harness.stop()
     }
 
+    /// Someone whose own filter hides albums played fewer than 5 times asks for alice: another
+    /// person who types the same moments later sees every album, not the first one's filtered
+    /// answer, which Telegram would show everyone had it been kept for everyone.
+    @Test func anAskersOwnFilterIsNotShownToOthers() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.pushMessage("filter 5", chatID: asker, chatType: "private", userID: asker)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        try await harness.telegram.waitForDeliveries(1)
+        #expect(await harness.telegram.typeInline("alice 3", userID: asker) == nil)
+        let filtered = try #require(await answers(1, harness, advancing: clock).first)
+        let other = await harness.telegram.typeInline("alice 3", userID: 8)
+        let seen = if let other { other } else { try #require(await answers(2, harness, advancing: clock).last) }
+        try await bot.shutDown(advancing: clock)
+
+        func text(_ answer: FakeTelegram.InlineAnswer) -> String {
+            (answer.results.first?["input_message_content"] as? [String: Any])?["message_text"] as? String ?? ""
+        }
+        #expect(!text(filtered).contains("Bookends"))
+        #expect(text(seen) == (try await harness.expectedReply("alice", years: 3)))
+        await harness.stop()
+    }
+
     @Test func aRateLimitedAskerGetsOneArticleSayingWhy() async throws {
         let harness = try await BotHarness.start()
         let clock = TestClock()

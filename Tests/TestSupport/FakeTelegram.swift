@@ -27,6 +27,9 @@ import Telegram
 ///   never queued, as the Bot API's `getUpdates` documents.
 /// - The bot can be removed from a chat and added back: each sends a `my_chat_member` update
 ///   in the Bot API's `ChatMemberUpdated` shape, and posts to the chat get 403 meanwhile.
+/// - An inline answer is kept for its `cache_time` (300 s if none), for everyone who types the
+///   same text or, with `is_personal`, for its asker alone; `typeInline` shows the kept one
+///   without asking the bot, as the Bot API's `answerInlineQuery` documents.
 /// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
     /// One call the fake received, with its parameters from a JSON body or a form.
@@ -213,6 +216,13 @@ public actor FakeTelegram {
     private var upgraded: [Int64: Int64] = [:]
     /// The kinds of update the bot last asked for; nil: Telegram's default.
     private var allowedUpdates: Set<String>?
+    /// Inline answers Telegram keeps, by query text and, for a personal one, its asker.
+    private var keptInlineAnswers: [InlineCacheKey: (answer: InlineAnswer, until: Duration)] = [:]
+
+    private struct InlineCacheKey: Hashable {
+        var text: String
+        var asker: Int64?
+    }
     private var elapsed: @Sendable () -> Duration
     private var perChatSends: [Int64: [Duration]] = [:]
     private var recentSends: [Duration] = []
@@ -398,6 +408,18 @@ public actor FakeTelegram {
         inlineQueries[queryID] = (from, text)
         push(["inline_query": ["id": queryID, "query": text, "offset": "", "chat_type": "sender", "from": from]])
         return queryID
+    }
+
+    /// Someone types `text` after the bot's username: Telegram shows an answer it still keeps
+    /// for that text (one for everyone, or one personal to them), without asking the bot;
+    /// else it asks the bot, and nil is returned.
+    public func typeInline(_ text: String, userID: Int64 = 7) -> InlineAnswer? {
+        let now = elapsed()
+        for key in [InlineCacheKey(text: text, asker: userID), InlineCacheKey(text: text, asker: nil)] {
+            if let kept = keptInlineAnswers[key], now < kept.until { return kept.answer }
+        }
+        pushInlineQuery(text, userID: userID)
+        return nil
     }
 
     /// Queues a raw update body (the fake adds `update_id`); returns its id.
@@ -899,7 +921,14 @@ public actor FakeTelegram {
                 return refuse(method, 400, "Bad Request: BUTTON_DATA_INVALID")
             }
         }
-        inlineAnswers.append(InlineAnswer(call: call))
+        let answer = InlineAnswer(call: call)
+        inlineAnswers.append(answer)
+        if let (from, text) = inlineQueries[id] {
+            let seconds = (call.parameters["cache_time"] as? NSNumber)?.intValue ?? 300
+            let personal = call.parameters["is_personal"] as? Bool ?? false
+            let key = InlineCacheKey(text: text, asker: personal ? (from["id"] as? Int64) : nil)
+            if seconds > 0 { keptInlineAnswers[key] = (answer, elapsed() + .seconds(seconds)) }
+        }
         return ok(true)
     }
 

@@ -25,7 +25,7 @@ public struct InlineThrowbacks: Sendable {
     static let deadline = Duration.seconds(10)
     /// Named queries are the same for everyone, and a past week never changes.
     static let cacheTime = 300
-    /// "Me" differs per person, and a link may change.
+    /// "Me" differs per person, and a link may change; so does a play-count filter of one's own.
     static let personalCacheTime = 30
 
     private let router: CommandRouter
@@ -172,8 +172,6 @@ public struct InlineThrowbacks: Sendable {
         case .success(let value): allowed = value
         case .failure(let denial): return refusal(denial.reply.rendered(with: .plain) ?? "That throwback isn’t available.", "refused")
         }
-        let personal = parsed.lastFMUser == nil
-        let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
         guard case .reply(let reply) = await throwback.execute(allowed) else { return refusal("No throwback.", "failed") }
         guard case .throwback(.chart(let summary)) = reply else {
             // No week to show (no history then, an unknown user, Last.fm down): say so.
@@ -181,8 +179,12 @@ public struct InlineThrowbacks: Sendable {
             let article = InlineQueryResult.article(
                 id: "asked", title: "No throwback", description: String(plain.prefix(120)), html: reply.rendered(with: .telegram) ?? TelegramHTML.escape(plain)
             )
-            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: personal), YearNavigation.Buttons())
+            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: parsed.lastFMUser == nil), YearNavigation.Buttons())
         }
+        // Telegram shows an answer that is not personal to anyone who types the same text: only
+        // one drawn with the default filter is the same for everyone.
+        let personal = parsed.lastFMUser == nil || summary.minimumPlayCount != ChatSettings(id: asker).minimumPlayCount
+        let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
         var buttons = YearNavigation.Buttons()
         var results = [await result(for: summary, buttons: &buttons)]
         let namesYears = invocation.arguments.last.flatMap(CommandParser.years) != nil
