@@ -229,6 +229,58 @@ import TestLogging
         await harness.stop()
     }
 
+    /// Telegram asks for an hour's wait before the collage upload: the bot does not wait it out
+    /// while the asker's next query waits behind it; the message stays text.
+    @Test func aLongFloodWaitOnTheCollageUploadDoesNotHoldTheAsker() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let storage: Int64 = -1_009_000
+        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests: retry after 3600", retryAfter: 3600), method: "sendPhoto", chat: storage)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        let sent = await harness.telegram.choose(answer, result: 0)
+        try await harness.telegram.waitForCalls("sendPhoto")
+        await harness.telegram.pushInlineQuery("alice 2", userID: asker)
+        // Ten seconds at most, where the upload's wait would take an hour.
+        for _ in 0..<30 where await harness.telegram.inlineAnswers.count < 2 {
+            await clock.waitForSleeper(limit: .milliseconds(100))
+            await clock.advance(by: InlineThrowbacks.pause)
+        }
+        try await bot.shutDown(advancing: clock)
+
+        #expect(await harness.telegram.inlineAnswers.count == 2)
+        #expect(await harness.telegram.calls("sendPhoto").count == 1)
+        #expect(await harness.telegram.inlineMessages[sent]?.photo == nil)
+        await harness.stop()
+    }
+
+    /// The bot stops after uploading a sent result's collage, before putting it into the
+    /// message: after the restart the update is handled again, and the collage goes in by the
+    /// `file_id` it got, without a second upload.
+    @Test func aCollageUploadedBeforeACrashIsPutInWithoutUploadingAgain() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let storage: Int64 = -1_009_000
+        await harness.telegram.inject(.hang, method: "editMessageMedia")
+        let clock = TestClock()
+        let first = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        let sent = await harness.telegram.choose(answer, result: 0)
+        try await harness.telegram.waitForCalls("editMessageMedia")
+        await first.cancel()
+
+        let second = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        try await harness.telegram.waitForCalls("editMessageMedia", count: 2)
+        try await second.shutDown(advancing: clock)
+
+        #expect(await harness.telegram.uploadedPhotos.count == 1)
+        #expect(await harness.telegram.inlineMessages[sent]?.photo != nil)
+        await harness.stop()
+    }
+
     @Test func theFakeRefusesAnswersTelegramWouldRefuse() async throws {
         let fake = FakeTelegram()
         let client = HTTPTelegramClient(transport: CurlTransport(), baseURL: try await fake.start(), token: Secret(fake.token))
