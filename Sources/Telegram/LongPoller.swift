@@ -24,7 +24,7 @@ public struct LongPoller: AsyncSequence, Sendable {
 
         public init(
             timeout: Int = 50,
-            allowedUpdates: [String] = ["message", "channel_post", "callback_query", "inline_query", "chosen_inline_result"],
+            allowedUpdates: [String] = ["message", "channel_post", "callback_query", "inline_query", "chosen_inline_result", "my_chat_member"],
             limit: Int = 100,
             backoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(1), maxDelay: .seconds(60)),
             conflictDelay: Duration = .seconds(30),

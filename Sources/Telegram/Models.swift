@@ -16,6 +16,8 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
     public var callbackQuery: CallbackQuery? { content.callbackQuery }
     public var inlineQuery: InlineQuery? { content.inlineQuery }
     public var chosenInlineResult: ChosenInlineResult? { content.chosenInlineResult }
+    /// The bot was added to a chat or removed from it, or blocked or unblocked.
+    public var myChatMember: ChatMemberUpdated? { content.myChatMember }
 
     private final class Content: Sendable {
         let message: Message?
@@ -24,10 +26,11 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
         let callbackQuery: CallbackQuery?
         let inlineQuery: InlineQuery?
         let chosenInlineResult: ChosenInlineResult?
+        let myChatMember: ChatMemberUpdated?
 
         init(
             message: Message?, editedMessage: Message?, channelPost: Message?, callbackQuery: CallbackQuery?, inlineQuery: InlineQuery?,
-            chosenInlineResult: ChosenInlineResult?
+            chosenInlineResult: ChosenInlineResult?, myChatMember: ChatMemberUpdated?
         ) {
             self.message = message
             self.editedMessage = editedMessage
@@ -35,22 +38,25 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
             self.callbackQuery = callbackQuery
             self.inlineQuery = inlineQuery
             self.chosenInlineResult = chosenInlineResult
+            self.myChatMember = myChatMember
         }
     }
 
     enum CodingKeys: String, CodingKey {
         case updateID = "update_id", message, editedMessage = "edited_message", channelPost = "channel_post"
         case callbackQuery = "callback_query", inlineQuery = "inline_query", chosenInlineResult = "chosen_inline_result"
+        case myChatMember = "my_chat_member"
     }
 
     public init(
         updateID: Int64, message: Message? = nil, editedMessage: Message? = nil, channelPost: Message? = nil,
-        callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil, chosenInlineResult: ChosenInlineResult? = nil
+        callbackQuery: CallbackQuery? = nil, inlineQuery: InlineQuery? = nil, chosenInlineResult: ChosenInlineResult? = nil,
+        myChatMember: ChatMemberUpdated? = nil
     ) {
         self.updateID = updateID
         content = Content(
             message: message, editedMessage: editedMessage, channelPost: channelPost, callbackQuery: callbackQuery, inlineQuery: inlineQuery,
-            chosenInlineResult: chosenInlineResult
+            chosenInlineResult: chosenInlineResult, myChatMember: myChatMember
         )
     }
 
@@ -62,7 +68,8 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
             channelPost: try json.optional("channel_post", as: Message.self),
             callbackQuery: try json.optional("callback_query", as: CallbackQuery.self),
             inlineQuery: try json.optional("inline_query", as: InlineQuery.self),
-            chosenInlineResult: try json.optional("chosen_inline_result", as: ChosenInlineResult.self)
+            chosenInlineResult: try json.optional("chosen_inline_result", as: ChosenInlineResult.self),
+            myChatMember: try json.optional("my_chat_member", as: ChatMemberUpdated.self)
         )
     }
 
@@ -79,16 +86,18 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
         try c.encodeIfPresent(callbackQuery, forKey: .callbackQuery)
         try c.encodeIfPresent(inlineQuery, forKey: .inlineQuery)
         try c.encodeIfPresent(chosenInlineResult, forKey: .chosenInlineResult)
+        try c.encodeIfPresent(myChatMember, forKey: .myChatMember)
     }
 
     public static func == (a: Update, b: Update) -> Bool {
         a.updateID == b.updateID && a.message == b.message && a.editedMessage == b.editedMessage && a.channelPost == b.channelPost
             && a.callbackQuery == b.callbackQuery && a.inlineQuery == b.inlineQuery && a.chosenInlineResult == b.chosenInlineResult
+            && a.myChatMember == b.myChatMember
     }
 
     /// The chat the update belongs to, for ordering work per chat.
     public var chatID: Int64? {
-        (message ?? editedMessage ?? channelPost ?? callbackQuery?.message)?.chat.id
+        (message ?? editedMessage ?? channelPost ?? callbackQuery?.message)?.chat.id ?? myChatMember?.chat.id
     }
 
     /// What the update is, independent of its `update_id`: Telegram renumbers updates after
@@ -102,6 +111,10 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
         if let channelPost { return "p:\(channelPost.chat.id):\(channelPost.messageID)" }
         if let inlineQuery { return "i:\(inlineQuery.id)" }
         if let chosen = chosenInlineResult { return "r:\(chosen.inlineMessageID ?? "\(chosen.from.id):\(chosen.resultID)")" }
+        // No id of its own: a change is its chat, its moment and what it changed.
+        if let change = myChatMember {
+            return "k:\(change.chat.id):\(change.date):\(change.oldChatMember.status)>\(change.newChatMember.status)"
+        }
         return nil
     }
 }
@@ -288,26 +301,6 @@ public struct CallbackQuery: Codable, JSONReadable, Sendable, Equatable {
         message = try? json.optional("message", as: Message.self)
         inlineMessageID = try? json.optional("inline_message_id") { $0.string }
         data = try json.optional("data") { $0.string }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONNode(decoding: decoder))
-    }
-}
-
-public struct ChatMember: Codable, JSONReadable, Sendable, Equatable {
-    /// `creator`, `administrator`, `member`, …
-    public var status: String
-    public var user: User
-
-    public init(status: String, user: User) {
-        self.status = status
-        self.user = user
-    }
-
-    public init(json: JSONNode) throws {
-        status = try json.required("status") { $0.string }
-        user = try json.required("user", as: User.self)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -256,7 +256,7 @@ import TestLogging
 
         let blocked = try await BotStore(path: harness.databasePath).settings(for: group)
         #expect(!blocked.active)
-        #expect(blocked.weeklyPost == false)
+        #expect(!blocked.weeklyPostIsOn(defaultChat: group))
         #expect(await harness.telegram.delivered.isEmpty)
         #expect(await harness.telegram.calls("sendMessage").count == 1)
         await harness.stop()

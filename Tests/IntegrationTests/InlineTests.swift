@@ -107,6 +107,29 @@ import TestLogging
         await harness.stop()
     }
 
+    /// Someone whose own filter hides albums played fewer than 5 times asks for alice: another
+    /// person who types the same moments later sees every album, not the first one's filtered
+    /// answer, which Telegram would show everyone had it been kept for everyone.
+    @Test func anAskersOwnFilterIsNotShownToOthers() async throws {
+        let harness = try await BotHarness.start()
+        await harness.telegram.pushMessage("filter 5", chatID: asker, chatType: "private", userID: asker)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        try await harness.telegram.waitForDeliveries(1)
+        #expect(await harness.telegram.typeInline("alice 3", userID: asker) == nil)
+        let filtered = try #require(await answers(1, harness, advancing: clock).first)
+        let other = await harness.telegram.typeInline("alice 3", userID: 8)
+        let seen = if let other { other } else { try #require(await answers(2, harness, advancing: clock).last) }
+        try await bot.shutDown(advancing: clock)
+
+        func text(_ answer: FakeTelegram.InlineAnswer) -> String {
+            (answer.results.first?["input_message_content"] as? [String: Any])?["message_text"] as? String ?? ""
+        }
+        #expect(!text(filtered).contains("Bookends"))
+        #expect(text(seen) == (try await harness.expectedReply("alice", years: 3)))
+        await harness.stop()
+    }
+
     @Test func aRateLimitedAskerGetsOneArticleSayingWhy() async throws {
         let harness = try await BotHarness.start()
         let clock = TestClock()
@@ -203,6 +226,58 @@ import TestLogging
         // Uploaded once: the next person gets it as a photo at once.
         #expect(again.summary == ["photo:tb|3|alice"])
         #expect(await harness.telegram.uploadedPhotos.count == 1)
+        await harness.stop()
+    }
+
+    /// Telegram asks for an hour's wait before the collage upload: the bot does not wait it out
+    /// while the asker's next query waits behind it; the message stays text.
+    @Test func aLongFloodWaitOnTheCollageUploadDoesNotHoldTheAsker() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let storage: Int64 = -1_009_000
+        await harness.telegram.inject(.error(code: 429, description: "Too Many Requests: retry after 3600", retryAfter: 3600), method: "sendPhoto", chat: storage)
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        let sent = await harness.telegram.choose(answer, result: 0)
+        try await harness.telegram.waitForCalls("sendPhoto")
+        await harness.telegram.pushInlineQuery("alice 2", userID: asker)
+        // Ten seconds at most, where the upload's wait would take an hour.
+        for _ in 0..<30 where await harness.telegram.inlineAnswers.count < 2 {
+            await clock.waitForSleeper(limit: .milliseconds(100))
+            await clock.advance(by: InlineThrowbacks.pause)
+        }
+        try await bot.shutDown(advancing: clock)
+
+        #expect(await harness.telegram.inlineAnswers.count == 2)
+        #expect(await harness.telegram.calls("sendPhoto").count == 1)
+        #expect(await harness.telegram.inlineMessages[sent]?.photo == nil)
+        await harness.stop()
+    }
+
+    /// The bot stops after uploading a sent result's collage, before putting it into the
+    /// message: after the restart the update is handled again, and the collage goes in by the
+    /// `file_id` it got, without a second upload.
+    @Test func aCollageUploadedBeforeACrashIsPutInWithoutUploadingAgain() async throws {
+        let harness = try await BotHarness.start()
+        await harness.lastFM.setDefaultCover(.generated)
+        let storage: Int64 = -1_009_000
+        await harness.telegram.inject(.hang, method: "editMessageMedia")
+        let clock = TestClock()
+        let first = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        await harness.telegram.pushInlineQuery("alice 3", userID: asker)
+        let answer = try #require(await answers(1, harness, advancing: clock).first)
+        let sent = await harness.telegram.choose(answer, result: 0)
+        try await harness.telegram.waitForCalls("editMessageMedia")
+        await first.cancel()
+
+        let second = RunningBot(try await harness.services(clock: clock, inlineCollageChat: storage).bot)
+        try await harness.telegram.waitForCalls("editMessageMedia", count: 2)
+        try await second.shutDown(advancing: clock)
+
+        #expect(await harness.telegram.uploadedPhotos.count == 1)
+        #expect(await harness.telegram.inlineMessages[sent]?.photo != nil)
         await harness.stop()
     }
 

@@ -71,6 +71,25 @@ import TestLogging
         await harness.stop()
     }
 
+    /// A group became a supergroup while its replies waited: the first reply finds out (Telegram
+    /// refuses the old id and names the new one) and goes there, and the rest follow it, in
+    /// order, without asking the old id again.
+    @Test func repliesWaitingForAGroupFollowItToItsSupergroup() async throws {
+        let harness = try await BotHarness.start()
+        let supergroup: Int64 = -1_006_001
+        await harness.telegram.upgradeGroup(group, to: supergroup, announce: false)
+        for id: Int64 in 1...3 { await harness.telegram.pushMessage("/help", chatID: group, messageID: id) }
+        let clock = TestClock()
+        let bot = RunningBot(try await harness.bot(clock: clock))
+        await deliver(3, harness, advancing: clock)
+        try await bot.shutDown(advancing: clock)
+
+        #expect(await harness.telegram.delivered.map(\.chatID) == [supergroup, supergroup, supergroup])
+        #expect(await harness.telegram.delivered.map(\.replyToMessageID) == [1, 2, 3])
+        #expect(await harness.telegram.refusals.map(\.code) == [400])
+        await harness.stop()
+    }
+
     /// A reply that could not be sent for longer than `REPLY_TTL` is dropped: an answer that
     /// late only confuses a group.
     @Test func aReplyOlderThanItsLifetimeIsDropped() async throws {

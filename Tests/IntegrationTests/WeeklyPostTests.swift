@@ -172,7 +172,8 @@ extension WeeklyPostOutcome {
         #expect(second.contains("<b>user5</b>: unavailable this week"))
         #expect(second.contains("<b>user6</b>") && second.contains("<b>user1</b>"))
         #expect(await harness.telegram.tooManyRequests == 0)
-        #expect(try await BotStore(path: harness.databasePath).settings(for: -9003).weeklyPost == false)
+        let gone = try await BotStore(path: harness.databasePath).settings(for: -9003)
+        #expect(!gone.active && !gone.weeklyPostIsOn(defaultChat: nil))
         // Two calls a user (one chart list, one chart), plus user2's two anniversaries; user1 is
         // asked once for both chats. user5's failing calls are retries of one failure. Each
         // album of the chats' collages is looked up once, whichever chats show it.

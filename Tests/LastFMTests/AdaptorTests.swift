@@ -98,6 +98,22 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
         #expect(key("Radiohead", "OK Computer") != key("Radiohead", "Kid A"))
     }
 
+    /// The key's separators inside a name are escaped: an artist `x|album=y` is not the
+    /// artist `x` with an album `y|album=z`, so neither gets the other's cover.
+    @Test func namesContainingTheKeysSeparatorsGetTheirOwnCovers() async throws {
+        let transport = ScriptedTransport([
+            .respond(status: 200, body: ##"{"album":{"name":"z","artist":"x|album=y","image":[{"#text":"https://i/first.png","size":"extralarge"}]}}"##),
+            .respond(status: 200, body: ##"{"album":{"name":"y|album=z","artist":"x","image":[{"#text":"https://i/second.png","size":"extralarge"}]}}"##),
+        ])
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").cached()
+        #expect(try await lastFM.albumInfo(artist: "x|album=y", album: "z").coverURL == URL(string: "https://i/first.png"))
+        #expect(try await lastFM.albumInfo(artist: "x", album: "y|album=z").coverURL == URL(string: "https://i/second.png"))
+        #expect(transport.requests.count == 2)
+        let key = { (artist: String, album: String) in LastFMCall<AlbumInfo>.albumInfo(artist: artist, album: album).cacheKey }
+        #expect(key("X|Album=Y", "100%") == "album.getinfo|artist=x%7Calbum%3Dy|album=100%25")
+        #expect(key("Björk|=", "Z%") == "album.getinfo|artist=björk%7C%3D|album=z%25")
+    }
+
     @Test func theChartListIsReusedUntilTheNextWeekBoundary() async throws {
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: chartList))
         let store = InMemoryLastFMCache()

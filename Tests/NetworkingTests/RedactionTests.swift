@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Networking
 import Testing
@@ -20,5 +21,26 @@ import TestSupport
         #expect(logged.allSatisfy { !$0.contains(token) })
         // The logger's own metadata still reaches every line, redacted.
         #expect(logged.allSatisfy { $0.contains("api.telegram.org/bot") })
+    }
+
+    /// A token in a URL's query is percent-encoded (`:` as `%3A` or `%3a`), and a key inside
+    /// JSON may have its `/` escaped (`\/`, `\u002F`): a library that logs either form must not
+    /// leak the secret.
+    @Test func aSecretIsRedactedInEveryFormItIsWrittenIn() throws {
+        let token = "123456:SECRET-token"
+        let key = "s3cr3t/with \"odd\" parts"
+        let capture = LogCapture()
+        let logger = Logger(label: "test") { label in
+            RedactingLogHandler(capture.handler(label), redactor: SecretRedactor(secrets: [Secret(token), Secret(key)]))
+        }
+        let json = String(decoding: try JSONEncoder().encode(["key": key]), as: UTF8.self)
+        logger.error("callback https://example.org/hook?token=123456%3ASECRET-token&again=123456%3aSECRET-token")
+        logger.error("body \(json)", metadata: ["form": "k=s3cr3t%2Fwith+%22odd%22+parts", "escaped": "s3cr3t\\u002Fwith \\u0022odd\\u0022 parts"])
+        let logged = capture.allLines.joined(separator: "\n")
+        #expect(json.contains(#"s3cr3t\/with \"odd\" parts"#))
+        for leaked in ["SECRET-token", "s3cr3t", "odd", "parts"] {
+            #expect(!logged.contains(leaked), "\(leaked) leaked: \(logged)")
+        }
+        #expect(logged.contains("token=<redacted>&again=<redacted>"))
     }
 }

@@ -24,6 +24,14 @@ import Telegram
 /// - `sendChatAction` takes only the actions the Bot API documents, in a chat the bot can
 ///   post to (and an existing forum topic, if given).
 /// - A button press on a photo the bot posted carries the photo and its caption, not a text.
+/// - `getUpdates` keeps the last `allowed_updates` it was given (until then, as after an empty
+///   list, every kind but `chat_member` and reactions), and an update of a kind left out is
+///   never queued, as the Bot API's `getUpdates` documents.
+/// - The bot can be removed from a chat and added back: each sends a `my_chat_member` update
+///   in the Bot API's `ChatMemberUpdated` shape, and posts to the chat get 403 meanwhile.
+/// - An inline answer is kept for its `cache_time` (300 s if none), for everyone who types the
+///   same text or, with `is_personal`, for its asker alone; `typeInline` shows the kept one
+///   without asking the bot, as the Bot API's `answerInlineQuery` documents.
 /// - Faults can be injected per method, once or until cleared (an outage).
 public actor FakeTelegram {
     /// One call the fake received, with its parameters from a JSON body or a form.
@@ -208,6 +216,17 @@ public actor FakeTelegram {
     private var inlineQueries: [String: (from: [String: Any], text: String)] = [:]
     private var forumTopics: [Int64: Set<Int64>] = [:]
     private var gone: [Int64: Gone] = [:]
+    /// Groups that became supergroups, to their new ids.
+    private var upgraded: [Int64: Int64] = [:]
+    /// The kinds of update the bot last asked for; nil: Telegram's default.
+    private var allowedUpdates: Set<String>?
+    /// Inline answers Telegram keeps, by query text and, for a personal one, its asker.
+    private var keptInlineAnswers: [InlineCacheKey: (answer: InlineAnswer, until: Duration)] = [:]
+
+    private struct InlineCacheKey: Hashable {
+        var text: String
+        var asker: Int64?
+    }
     private var elapsed: @Sendable () -> Duration
     private var perChatSends: [Int64: [Duration]] = [:]
     private var recentSends: [Duration] = []
@@ -315,6 +334,41 @@ public actor FakeTelegram {
         gone[chat] = how
     }
 
+    /// `group` becomes the supergroup `supergroup`: from now on a post to the old id is refused
+    /// with 400 and `migrate_to_chat_id`, as Telegram refuses it. With `announce`, the old
+    /// group's service message saying so is queued, as Telegram sends it.
+    public func upgradeGroup(_ group: Int64, to supergroup: Int64, announce: Bool = true) {
+        upgraded[group] = supergroup
+        guard announce else { return }
+        push(["message": [
+            "message_id": nextMessage(), "date": 1_700_000_000, "chat": ["id": group, "type": "group", "title": "Test chat"],
+            "from": ["id": 7, "is_bot": false, "first_name": "User 7"], "migrate_to_chat_id": supergroup,
+        ] as [String: Any]])
+    }
+
+    /// The bot is removed from `chat` by user `by` (`kicked` in a group or channel; in a private
+    /// chat, the person blocked it): posts there get 403 from now on, and Telegram tells the bot.
+    public func removeBot(from chat: Int64, chatType: String = "group", by user: Int64 = 7, status: String = "kicked") {
+        gone[chat] = .blocked
+        pushMembership(chat: chat, chatType: chatType, by: user, from: "member", to: status)
+    }
+
+    /// The bot is added back to `chat` (or unblocked): it may post there again, and Telegram tells it.
+    public func addBot(to chat: Int64, chatType: String = "group", by user: Int64 = 7, status: String = "member") {
+        gone[chat] = nil
+        pushMembership(chat: chat, chatType: chatType, by: user, from: "kicked", to: status)
+    }
+
+    private func pushMembership(chat: Int64, chatType: String, by user: Int64, from old: String, to new: String) {
+        let bot: [String: Any] = ["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername]
+        push(["my_chat_member": [
+            "chat": ["id": chat, "type": chatType, "title": "Test chat"],
+            "from": ["id": user, "is_bot": false, "first_name": "User \(user)"], "date": 1_700_000_000 + nextUpdateID,
+            "old_chat_member": ["status": old, "user": bot] as [String: Any],
+            "new_chat_member": (new == "kicked" ? ["status": new, "user": bot, "until_date": 0] : ["status": new, "user": bot]) as [String: Any],
+        ] as [String: Any]])
+    }
+
     /// From now on, updates are numbered from `id`, as Telegram does after a week without updates.
     public func renumberUpdates(from id: Int64) {
         nextUpdateID = id
@@ -360,11 +414,26 @@ public actor FakeTelegram {
         return queryID
     }
 
+    /// Someone types `text` after the bot's username: Telegram shows an answer it still keeps
+    /// for that text (one for everyone, or one personal to them), without asking the bot;
+    /// else it asks the bot, and nil is returned.
+    public func typeInline(_ text: String, userID: Int64 = 7) -> InlineAnswer? {
+        let now = elapsed()
+        for key in [InlineCacheKey(text: text, asker: userID), InlineCacheKey(text: text, asker: nil)] {
+            if let kept = keptInlineAnswers[key], now < kept.until { return kept.answer }
+        }
+        pushInlineQuery(text, userID: userID)
+        return nil
+    }
+
     /// Queues a raw update body (the fake adds `update_id`); returns its id.
     @discardableResult
     public func push(_ update: [String: Any]) -> Int64 {
         var update = update
         let id = nextUpdateID
+        // Telegram never makes an update of a kind the bot did not ask for.
+        let kind = update.keys.first { $0 != "update_id" } ?? ""
+        guard allowedUpdates?.contains(kind) ?? !["chat_member", "message_reaction", "message_reaction_count"].contains(kind) else { return id }
         nextUpdateID += 1
         update["update_id"] = id
         pending.append(Pending(id: id, body: update))
@@ -471,6 +540,7 @@ public actor FakeTelegram {
         case "getMe":
             return ok(["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername, "can_join_groups": true])
         case "getUpdates":
+            if let kinds = call.parameters["allowed_updates"] as? [String] { allowedUpdates = kinds.isEmpty ? nil : Set(kinds) }
             return await poll(
                 offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
                 limit: min(max((call.parameters["limit"] as? NSNumber)?.intValue ?? 100, 1), 100)
@@ -645,7 +715,7 @@ public actor FakeTelegram {
         switch gone[chat] {
         case .blocked?: refuse(method, 403, "Forbidden: bot was kicked from the group chat")
         case .notFound?: refuse(method, 400, "Bad Request: chat not found")
-        case nil: nil
+        case nil: upgraded[chat].map { refuse(method, 400, "Bad Request: group chat was upgraded to a supergroup chat", migrateTo: $0) }
         }
     }
 
@@ -883,7 +953,14 @@ public actor FakeTelegram {
                 return refuse(method, 400, "Bad Request: BUTTON_DATA_INVALID")
             }
         }
-        inlineAnswers.append(InlineAnswer(call: call))
+        let answer = InlineAnswer(call: call)
+        inlineAnswers.append(answer)
+        if let (from, text) = inlineQueries[id] {
+            let seconds = (call.parameters["cache_time"] as? NSNumber)?.intValue ?? 300
+            let personal = call.parameters["is_personal"] as? Bool ?? false
+            let key = InlineCacheKey(text: text, asker: personal ? (from["id"] as? Int64) : nil)
+            if seconds > 0 { keptInlineAnswers[key] = (answer, elapsed() + .seconds(seconds)) }
+        }
         return ok(true)
     }
 
@@ -905,9 +982,9 @@ public actor FakeTelegram {
         }
     }
 
-    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil) -> FakeResponse {
+    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {
         refusals.append(Refusal(method: method, code: code, description: description))
-        return error(code, description, retryAfter: retryAfter)
+        return error(code, description, retryAfter: retryAfter, migrateTo: migrateTo)
     }
 
     private func error(_ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {

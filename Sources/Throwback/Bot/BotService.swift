@@ -104,7 +104,8 @@ public struct BotService: Service, CustomStringConvertible {
         let handler = ChatUpdateHandler(
             telegram: telegram, router: commands.router.named(me.username), throwback: commands.throwback,
             navigation: YearNavigation(store: store), store: store, outbox: outbox, photos: photos, lifetimes: lifetimes, metrics: metrics,
-            inlineCollageChat: settings.inlineCollageChat, now: now, clock: clock, chatActionClock: chatActionClock, logger: logger
+            inlineCollageChat: settings.inlineCollageChat, scheduleChanges: commands.scheduleChanges, now: now, clock: clock,
+            chatActionClock: chatActionClock, logger: logger
         )
         let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
         let leftovers = try await journal.unhandled()

@@ -34,6 +34,8 @@ public struct ChatUpdateHandler: Sendable {
             case ignored
             /// A group became a supergroup.
             case migration(to: Int64)
+            /// The bot was added to the chat or removed from it.
+            case membership(ChatMemberUpdated)
             /// A message for the bot: a command, or text a private chat gets a hint for.
             case message(Message, ParsedMessage, CommandInvocation, CommandRouter.Admission)
             /// A button press.
@@ -57,6 +59,8 @@ public struct ChatUpdateHandler: Sendable {
     private let photos: CollagePhotos?
     private let lifetimes: OutboxLifetimes
     private let inline: InlineThrowbacks
+    /// Wakes the weekly post when a chat's post is on again.
+    private let scheduleChanges: ScheduleChanges?
     private let now: @Sendable () -> Date
     private let clock: ElapsedClock
     /// "typing…" while a throwback's first fetch is slow.
@@ -66,10 +70,11 @@ public struct ChatUpdateHandler: Sendable {
     public init(
         telegram: any TelegramClient, router: CommandRouter, throwback: ThrowbackCommand, navigation: YearNavigation,
         store: BotStore, outbox: OutboxDeliverer, photos: CollagePhotos? = nil, lifetimes: OutboxLifetimes = OutboxLifetimes(),
-        metrics: BotMetrics = .none, inlineCollageChat: Int64? = nil, now: @escaping @Sendable () -> Date = Date.init,
-        clock: any Clock<Duration> = ContinuousClock(), chatActionClock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "bot")
+        metrics: BotMetrics = .none, inlineCollageChat: Int64? = nil, scheduleChanges: ScheduleChanges? = nil,
+        now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
+        chatActionClock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bot")
     ) {
+        self.scheduleChanges = scheduleChanges
         self.chatAction = ChatActionIndicator(telegram: telegram, clock: ElapsedClock(chatActionClock))
         self.inline = InlineThrowbacks(
             router: router, throwback: throwback, store: store, photos: photos, telegram: telegram, collageChat: inlineCollageChat,
@@ -98,6 +103,9 @@ public struct ChatUpdateHandler: Sendable {
         }
         if let message = update.message, let newID = message.migrateToChatID {
             return arrival(message.chat.id, .migration(to: newID))
+        }
+        if let change = update.myChatMember {
+            return arrival(change.chat.id, .membership(change))
         }
         if let message = update.message, let text = message.text, let context = Self.invocation(for: message) {
             let parsed = router.parse(text, context: context)
@@ -159,7 +167,12 @@ public struct ChatUpdateHandler: Sendable {
                 try transaction.migrateChat(from: arrival.chat, to: newID)
                 return []
             }
-            if moved { log.logger.notice("group became a supergroup; its roster and settings moved", metadata: ["to": "\(newID)"]) }
+            if moved {
+                outbox.followMigration(from: arrival.chat, to: newID)
+                log.logger.notice("group became a supergroup; its roster, settings and waiting messages moved", metadata: ["to": "\(newID)"])
+            }
+        case .membership(let change):
+            await membership(change, arrival: arrival, log: log)
         case let .message(message, parsed, context, admission):
             if case .command(let spec, _) = parsed { log.command = spec.name }
             let kind: CommandUpdateKind = arrival.update.channelPost == nil ? .message : .channelPost
@@ -189,6 +202,27 @@ public struct ChatUpdateHandler: Sendable {
                 return []
             }
         }
+    }
+
+    /// The bot was removed from the chat (or blocked): it stops posting there, and what waits
+    /// for the chat is dropped. It is back: it posts there again, with the roster and settings
+    /// the chat had, its weekly post too if that was on.
+    private func membership(_ change: ChatMemberUpdated, arrival: Arrival, log: UpdateLog) async {
+        let (chat, now, inChat) = (arrival.chat, now(), change.newChatMember.isInChat)
+        let committed = await commit(arrival.update, log: log) { transaction in
+            if inChat {
+                try transaction.markActive(chat, at: now)
+            } else {
+                try transaction.markInactive(chat)
+                _ = try transaction.dropPending(chat: chat, note: "bot removed", at: now)
+            }
+            return []
+        }
+        guard committed else { return }
+        log.logger.notice(inChat ? "the bot is in this chat; it posts here" : "the bot was removed or blocked here; it stops posting", metadata: [
+            "status": "\(change.newChatMember.status)",
+        ])
+        if inChat { scheduleChanges?.notify() }
     }
 
     /// Answers a message; logs its command's line once the answer is queued.

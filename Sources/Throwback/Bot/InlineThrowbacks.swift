@@ -23,9 +23,13 @@ public struct InlineThrowbacks: Sendable {
     static let moreYears = [2, 3, 5, 10]
     /// Telegram takes no answer to an inline query much later than this.
     static let deadline = Duration.seconds(10)
+    /// The longest an edit of an inline message, and the collage upload it needs, waits out
+    /// flood waits and retries: someone is looking at the message, and a longer wait (a 429
+    /// may say an hour) would hold their queue of queries and presses as long.
+    static let editPatience = Duration.seconds(10)
     /// Named queries are the same for everyone, and a past week never changes.
     static let cacheTime = 300
-    /// "Me" differs per person, and a link may change.
+    /// "Me" differs per person, and a link may change; so does a play-count filter of one's own.
     static let personalCacheTime = 30
 
     private let router: CommandRouter
@@ -86,7 +90,8 @@ public struct InlineThrowbacks: Sendable {
     }
 
     /// A result was sent. One sent as text for want of an uploaded collage gets the collage
-    /// now: drawn, uploaded to the collage chat, and put into the message by its `file_id`.
+    /// now: drawn, uploaded to the collage chat, and put into the message by its `file_id`,
+    /// which is kept first: replayed after a crash, the update finds the upload and puts it in.
     func sent(_ chosen: ChosenInlineResult, logger: Logger) async {
         metrics.increment("vinylogue_inline_results_chosen_total")
         guard let collageChat, let photos, let inlineMessageID = chosen.inlineMessageID,
@@ -104,13 +109,17 @@ public struct InlineThrowbacks: Sendable {
             case .rendered:
                 // Not through the outbox: this upload to the bot's own collage chat is how the
                 // picture gets a file_id, needed now, and nobody waits to read it there.
-                let upload = try await telegram.send(TelegramRequest<SentMessage>.sendPhoto(chatID: collageChat, photo: photo.source, captionHTML: caption))
+                let upload = try await telegram.send(
+                    TelegramRequest<SentMessage>.sendPhoto(chatID: collageChat, photo: photo.source, captionHTML: caption).patient(for: Self.editPatience)
+                )
                 guard let uploaded = upload.photoFileID else { return }
                 if let key = photo.reusableKey { await photos.sent(key, as: upload, uploaded: true) }
                 fileID = uploaded
             }
             let keyboard = YearNavigation.buttons(for: reply).keyboard
-            _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
+            _ = try await telegram.send(
+                TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
+            )
         } catch let error as TelegramError where error.meansNotModified {
             // It was sent as that photo already.
         } catch {
@@ -126,13 +135,20 @@ public struct InlineThrowbacks: Sendable {
         let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
         do {
             if case .throwback(.chart(let summary)) = reply, let fileID = await photos?.uploadedFileID(for: summary) {
-                _ = try await telegram.send(TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard))
+                _ = try await telegram.send(
+                    TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
+                )
                 return
             }
             do {
-                _ = try await telegram.send(TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram) ?? "", keyboard: keyboard))
+                _ = try await telegram.send(
+                    TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram) ?? "", keyboard: keyboard)
+                        .patient(for: Self.editPatience)
+                )
             } catch TelegramError.badRequest(let description) where description.contains("no text in the message") {
-                _ = try await telegram.send(TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard))
+                _ = try await telegram.send(
+                    TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
+                )
             }
         } catch let error as TelegramError where error.meansNotModified {
             // Pressed twice: it shows that year already.
@@ -172,8 +188,6 @@ public struct InlineThrowbacks: Sendable {
         case .success(let value): allowed = value
         case .failure(let denial): return refusal(denial.reply.rendered(with: .plain) ?? "That throwback isn’t available.", "refused")
         }
-        let personal = parsed.lastFMUser == nil
-        let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
         guard case .reply(let reply) = await throwback.execute(allowed) else { return refusal("No throwback.", "failed") }
         guard case .throwback(.chart(let summary)) = reply else {
             // No week to show (no history then, an unknown user, Last.fm down): say so.
@@ -181,8 +195,12 @@ public struct InlineThrowbacks: Sendable {
             let article = InlineQueryResult.article(
                 id: "asked", title: "No throwback", description: String(plain.prefix(120)), html: reply.rendered(with: .telegram) ?? TelegramHTML.escape(plain)
             )
-            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: personal), YearNavigation.Buttons())
+            return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: parsed.lastFMUser == nil), YearNavigation.Buttons())
         }
+        // Telegram shows an answer that is not personal to anyone who types the same text: only
+        // one drawn with the default filter is the same for everyone.
+        let personal = parsed.lastFMUser == nil || summary.minimumPlayCount != ChatSettings(id: asker).minimumPlayCount
+        let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
         var buttons = YearNavigation.Buttons()
         var results = [await result(for: summary, buttons: &buttons)]
         let namesYears = invocation.arguments.last.flatMap(CommandParser.years) != nil

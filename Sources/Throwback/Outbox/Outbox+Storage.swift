@@ -70,6 +70,22 @@ extension StoreTransaction {
         return ids
     }
 
+    /// A group became a supergroup: the messages still waiting for it go to the new id, in
+    /// the order they were enqueued.
+    func moveWaitingMessages(from old: Int64, to new: Int64) throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT b.id, b.method, b.parameters FROM outbox o JOIN outboxBody b ON b.id = o.id
+            WHERE o.state = 'pending' AND o.chatID = ?
+            """, arguments: [old])
+        guard !rows.isEmpty else { return }
+        let rewrite = try db.cachedStatement(sql: "UPDATE outboxBody SET parameters = ? WHERE id = ?")
+        for row in rows {
+            var request = TelegramRequest<MessageReceipt>(method: row["method"], encodedParameters: row["parameters"]).redirected(to: new)
+            try rewrite.execute(arguments: [request.encodeParameters(), row["id"] as Int64])
+        }
+        try db.execute(sql: "UPDATE outbox SET chatID = ? WHERE state = 'pending' AND chatID = ?", arguments: [new, old])
+    }
+
     /// Messages left "sending" by a process that is gone (none sends for as long as
     /// `before` lies back): they may have left, so they are never sent again.
     func settleAbandoned(sendingBefore cutoff: Date, at now: Date) throws -> Int {

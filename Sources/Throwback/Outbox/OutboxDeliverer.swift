@@ -93,6 +93,8 @@ public final class OutboxDeliverer: Sendable {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         /// Sends whose success is recorded with the next write, rather than in one of their own.
         var unrecorded: [(id: Int64, messageID: Int64?)] = []
+        /// Groups that became supergroups while this process ran, to their new ids.
+        var migrated: [Int64: Int64] = [:]
     }
 
     private let store: BotStore
@@ -145,7 +147,8 @@ public final class OutboxDeliverer: Sendable {
     public func accept(_ messages: [OutboxMessage]) {
         state.withLock { state in
             guard !state.stopping else { return }
-            for message in messages where message.id != 0 && state.known.insert(message.id).inserted {
+            for var message in messages where message.id != 0 && state.known.insert(message.id).inserted {
+                if let new = state.migrated[message.chatID] { message = Self.redirected(message, to: new) }
                 let chat = message.chatID
                 if state.lanes[chat] == nil { state.ready.append(chat) }
                 state.lanes[chat, default: Lane()].queue.append(message)
@@ -155,6 +158,49 @@ public final class OutboxDeliverer: Sendable {
             if state.pump == nil, !state.lanes.isEmpty { state.pump = Task(executorPreference: executor) { await self.pump() } }
         }
         wake.notify()
+    }
+
+    /// A group became a supergroup (its waiting rows moved with its roster): its queue joins
+    /// the new chat's, in the order the messages were enqueued, aimed at the new id, and so do
+    /// messages handed in for the old id later. A message on its way stays first, so that the
+    /// next waits for it.
+    public func followMigration(from old: Int64, to new: Int64) {
+        guard old != new else { return }
+        state.withLock { state in
+            state.migrated[old] = new
+            guard var moving = state.lanes.removeValue(forKey: old) else { return }
+            moving.queue = Deque(moving.queue.map { Self.redirected($0, to: new) })
+            guard var target = state.lanes[new] else {
+                state.lanes[new] = moving
+                if !moving.sending { state.ready.append(new) }
+                return
+            }
+            // Only one message of a lane is on its way at a time: should both lanes have one,
+            // the old one's stays in its lane until it is settled.
+            let bothSending = moving.sending && target.sending
+            if bothSending, let first = moving.queue.popFirst() {
+                state.lanes[old] = Lane(queue: [first], sending: true, failures: moving.failures)
+            }
+            let onItsWay = target.sending ? target.queue.popFirst() : moving.sending && !bothSending ? moving.queue.popFirst() : nil
+            target.queue = Deque((Array(target.queue) + moving.queue).sorted { $0.id < $1.id })
+            if let onItsWay { target.queue.prepend(onItsWay) }
+            if moving.sending && !bothSending { (target.sending, target.failures) = (true, moving.failures) }
+            state.lanes[new] = target
+        }
+        wake.notify()
+    }
+
+    /// The lane a message waits in: its chat's, or, once its group became a supergroup, the
+    /// supergroup's.
+    private static func lane(of message: OutboxMessage, in state: State) -> Int64 {
+        state.lanes[message.chatID] == nil ? state.migrated[message.chatID] ?? message.chatID : message.chatID
+    }
+
+    private static func redirected(_ message: OutboxMessage, to chat: Int64) -> OutboxMessage {
+        var message = message
+        message.chatID = chat
+        message.request = message.request.redirected(to: chat)
+        return message
     }
 
     /// Whether `chat` may take another reply: the outbox holds no more than
@@ -382,7 +428,7 @@ public final class OutboxDeliverer: Sendable {
 
     /// Sends a claimed message, and settles its lane by what became of it.
     private func send(_ message: OutboxMessage) async {
-        let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
+        let failures = state.withLock { $0.lanes[Self.lane(of: message, in: $0)]?.failures ?? 0 }
         let step: Step
         do {
             step = await send(message, request: try await prepared(message), failures: failures)
@@ -399,7 +445,7 @@ public final class OutboxDeliverer: Sendable {
     private func complete(_ message: OutboxMessage, _ step: Step) {
         let now = clock.elapsed()
         let room = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            let chat = message.chatID
+            let chat = Self.lane(of: message, in: state)
             state.sending -= 1
             // Taken out while it changes, so that its queue is not copied.
             guard var lane = state.lanes.removeValue(forKey: chat) else { return [] }
@@ -430,8 +476,9 @@ public final class OutboxDeliverer: Sendable {
     }
 
     /// Drops every message of a lane but the first (which its caller settles).
-    private func clearLane(_ chat: Int64) {
+    private func clearLane(of message: OutboxMessage) {
         state.withLock { state in
+            let chat = Self.lane(of: message, in: state)
             guard var lane = state.lanes[chat], let first = lane.queue.popFirst() else { return }
             for message in lane.queue { state.known.remove(message.id) }
             state.waiting -= lane.queue.count
@@ -472,7 +519,7 @@ public final class OutboxDeliverer: Sendable {
             state.withLock { $0.unrecorded.insert(contentsOf: unrecorded, at: 0) }
             logger.error("could not mark messages as sending; they wait", metadata: ["error": "\(error)"])
             for message in batch {
-                let failures = state.withLock { $0.lanes[message.chatID]?.failures ?? 0 }
+                let failures = state.withLock { $0.lanes[Self.lane(of: message, in: $0)]?.failures ?? 0 }
                 complete(message, .again(settings.backoff.delay(beforeRetry: failures + 1)))
             }
             return []
@@ -502,6 +549,11 @@ public final class OutboxDeliverer: Sendable {
         defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
         do {
             let receipt = try await sendMessage(request)
+            if let sent = receipt.message, sent.chatID != message.chatID, request.chatID == message.chatID {
+                // The group became a supergroup, and the client sent this on there: so goes the rest.
+                limiter.commit(in: sent.chatID, now: clock.elapsed())
+                followMigration(from: message.chatID, to: sent.chatID)
+            }
             if let key = message.collage, let sent = receipt.message {
                 await photos?.sent(key, as: sent, uploaded: !request.attachments.isEmpty)
             }
@@ -551,7 +603,7 @@ public final class OutboxDeliverer: Sendable {
         }
         if refusal.meansChatIsGone {
             logger.notice("the bot can no longer post here; the chat is marked inactive and its queue dropped", metadata: ["reason": "\(refusal)"])
-            clearLane(message.chatID)
+            clearLane(of: message)
             let now = now()
             do {
                 let dropped = try await store.write { transaction in

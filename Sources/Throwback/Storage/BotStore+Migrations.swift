@@ -241,6 +241,12 @@ extension BotStore {
                 t.column("polledAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v9: Last.fm cache keys escape their values") { db in
+            // A value's `%` is now written `%25`: an answer kept for an album named `a%25b`
+            // would be read for one named `a%b`. Keys with a `%` are rare and cost a look-up
+            // again at most; keys of values with `|` or `=` are never asked for again.
+            try db.execute(sql: "DELETE FROM lastfmCache WHERE instr(key, '%') > 0")
+        }
         return migrator
     }
 }

@@ -17,7 +17,8 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var scheduleZone: String?
     /// The forum topic the weekly post goes to: where `weekly on` was sent.
     public var weeklyTopicID: Int64?
-    /// False once Telegram answered 403 (bot blocked or removed).
+    /// False once Telegram answered 403 or said the bot was removed or blocked; true again
+    /// once it says the bot is back.
     public var active: Bool
     /// Whether throwbacks come as a cover collage with the chart as its caption.
     public var covers: Bool

@@ -24,15 +24,28 @@ public struct StoreTransaction {
         return settings
     }
 
-    /// After a 403: the bot cannot post there any more, so it stops trying.
+    /// After a 403, or the bot's removal: it cannot post there any more, so it stops trying.
+    /// The chat's roster and settings, its weekly post's on or off included, are kept for
+    /// when the bot is back.
     public func markInactive(_ chat: Int64) throws {
-        try updateSettings(for: chat) {
-            $0.active = false
-            $0.weeklyPost = false
-        }
+        try updateSettings(for: chat) { $0.active = false }
     }
 
-    /// A group became a supergroup: everything stored for the old id moves to the new one.
+    /// The bot is in the chat again: it posts there again, and its weekly post is on again if
+    /// it was on. A post that fell due while the bot was away is not caught up. Returns whether
+    /// the chat was inactive.
+    @discardableResult
+    public func markActive(_ chat: Int64, at now: Date) throws -> Bool {
+        guard let settings = try ChatSettings.fetchOne(db, key: chat), !settings.active else { return false }
+        try updateSettings(for: chat) {
+            $0.active = true
+            $0.weeklySince = Int64(now.timeIntervalSince1970)
+        }
+        return true
+    }
+
+    /// A group became a supergroup: everything stored for the old id moves to the new one,
+    /// the messages waiting to be sent there included.
     public func migrateChat(from old: Int64, to new: Int64) throws {
         if var settings = try ChatSettings.fetchOne(db, key: old) {
             try settings.delete(db)
@@ -43,6 +56,7 @@ public struct StoreTransaction {
             try db.execute(sql: "UPDATE OR IGNORE \(table) SET chatID = ? WHERE chatID = ?", arguments: [new, old])
             try db.execute(sql: "DELETE FROM \(table) WHERE chatID = ?", arguments: [old])
         }
+        try moveWaitingMessages(from: old, to: new)
         forgetCachedSettings(of: [old, new])
     }
 
