@@ -235,8 +235,9 @@ public struct BotConfiguration: Sendable {
         replyTTL = .seconds(ttl)
     }
 
-    /// Seconds, or a number with `s`, `m` or `h`.
-    static func duration(_ text: String) -> Int64? {
+    /// Seconds, or a number with `s`, `m` or `h`: how every time in the configuration, and on
+    /// the command line, is written.
+    public static func duration(_ text: String) -> Int64? {
         let text = text.lowercased()
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
         let (digits, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)

@@ -245,6 +245,27 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
+    /// Returns true once nothing is left to send; or, when that takes longer than `limit`,
+    /// stops delivery (see `stop`) and returns false: what is left stays in the outbox.
+    public func idle(stoppingAfter limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.idle(); return true }
+            group.addTask { [clock] in
+                // Cancelled: idle came first.
+                guard (try? await clock.sleep(limit)) != nil else { return nil }
+                await self.stop()
+                return false
+            }
+            var idle = true
+            while let outcome = await group.next() {
+                // The first to end decides; a stop also ends the wait for idle.
+                if outcome == false { idle = false }
+                group.cancelAll()
+            }
+            return idle
+        }
+    }
+
     /// Stops delivery: nothing new starts (messages waiting stay pending for the next start),
     /// and messages being sent get `shutdownGrace` to finish; then they are cut off, and count
     /// as possibly sent.
