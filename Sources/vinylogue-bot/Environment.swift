@@ -86,6 +86,7 @@ struct Environment {
     /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
     func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
         var options = BotAssembly.Options(metrics: metrics)
+        options.delivery.laneLease = configuration.outboxLease
         if demo {
             let names = DemoListeningData().userNames
             options.unknownUserHint = "The demo knows \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")."

@@ -43,6 +43,9 @@ public struct BotConfiguration: Sendable {
     public var httpHost: String
     /// `REPLY_TTL`: a reply that could not be sent for this long is dropped.
     public var replyTTL: Duration
+    /// `OUTBOX_LEASE`: how long a process holds a chat's outbox without renewing it; once a
+    /// process dies, another sends that chat's messages after this long.
+    public var outboxLease: Duration
 
     public enum LogFormat: String, Sendable {
         case text
@@ -57,7 +60,7 @@ public struct BotConfiguration: Sendable {
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
-        replyTTL: Duration = .seconds(3600),
+        replyTTL: Duration = .seconds(3600), outboxLease: Duration = .seconds(30),
         listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
         libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
         inlineCollageChatID: Int64? = nil
@@ -68,6 +71,7 @@ public struct BotConfiguration: Sendable {
         self.libreFMAPIURL = libreFMAPIURL
         self.coverArtArchiveURL = coverArtArchiveURL
         self.replyTTL = replyTTL
+        self.outboxLease = outboxLease
         self.coverCacheMB = coverCacheMB
         self.telegramToken = telegramToken
         self.telegramAPIURL = telegramAPIURL
@@ -96,7 +100,7 @@ public struct BotConfiguration: Sendable {
         "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
         "DATABASE_PATH", "COVER_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
-        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL", "OUTBOX_LEASE",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not, and
@@ -233,6 +237,11 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "REPLY_TTL", value: ttlText, expected: "a time between 1m and 24h, such as “1h”, “30m” or “900” (seconds)")
         }
         replyTTL = .seconds(ttl)
+        let leaseText = text("outbox.lease") ?? "30s"
+        guard let lease = Self.duration(leaseText), (1...600).contains(lease) else {
+            throw ConfigurationError.invalid(key: "OUTBOX_LEASE", value: leaseText, expected: "a time between 1s and 10m, such as “30s” or “2m”")
+        }
+        outboxLease = .seconds(lease)
     }
 
     /// Seconds, or a number with `s`, `m` or `h`: how every time in the configuration, and on
@@ -257,7 +266,7 @@ public struct BotConfiguration: Sendable {
             "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
-            "REPLY_TTL=\(Int(replyTTL.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
+            "REPLY_TTL=\(Int(replyTTL.seconds))s", "OUTBOX_LEASE=\(Int(outboxLease.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
             "LISTENBRAINZ_API_URL=\(listenBrainzAPIURL.absoluteString)", "LISTENBRAINZ_TOKEN=\(secret(listenBrainzToken))",
             "LIBREFM_API_URL=\(libreFMAPIURL.absoluteString)", "COVER_ART_ARCHIVE_URL=\(coverArtArchiveURL.absoluteString)",
         ].joined(separator: " ")

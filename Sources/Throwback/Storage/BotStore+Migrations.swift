@@ -189,6 +189,14 @@ extension BotStore {
             try db.drop(table: "inboxEntry")
             try db.drop(table: "handledUpdate")
         }
+        migrator.registerMigration("v7: each chat's outbox sent by one process at a time, under a lease") { db in
+            // A chat's lane: the process that sends its messages, and when its lease runs out.
+            try db.create(table: "outboxLane") { t in
+                t.primaryKey("chatID", .integer)
+                t.column("owner", .text).notNull()
+                t.column("expiresAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
