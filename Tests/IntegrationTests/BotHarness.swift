@@ -88,7 +88,7 @@ struct BotHarness {
     /// The bot and its weekly post as `vinylogue-bot run` builds them, with `clock` driving
     /// flood limits (the fake Telegram measures them on the same clock), retries, backoff
     /// and the shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
-    /// circuit breaker.
+    /// circuit breaker; `telegramTransport`, if given, stands between the bot and the fake.
     func services(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
@@ -102,7 +102,8 @@ struct BotHarness {
         metrics: BotMetrics = .none,
         collageRenderer: any CollageRendering = CollageRenderer(),
         telegramURL: URL? = nil,
-        inlineCollageChat: Int64? = nil
+        inlineCollageChat: Int64? = nil,
+        telegramTransport: (any HTTPTransport)? = nil
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
@@ -118,7 +119,9 @@ struct BotHarness {
                 collageRenderer: collageRenderer
             )
         )
-        return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))
+        return assembly.services(
+            telegramTransport: telegramTransport ?? transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath)
+        )
     }
 
     /// The bot service alone, for tests about commands.

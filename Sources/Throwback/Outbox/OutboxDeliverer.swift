@@ -301,8 +301,9 @@ public final class OutboxDeliverer: Sendable {
     }
 
     /// Stops delivery: nothing new starts (messages waiting stay pending for the next start),
-    /// and messages being sent get `shutdownGrace` to finish; then they are cut off, and count
-    /// as possibly sent.
+    /// and messages being sent get `shutdownGrace` to finish; then they are cut off. One whose
+    /// bytes may have left counts as possibly sent; one its transport still held back (waiting
+    /// for a connection, or not handed over yet) waits for the next start.
     public func stop() async {
         let pump = state.withLock { state in
             state.stopping = true
@@ -616,8 +617,10 @@ public final class OutboxDeliverer: Sendable {
 
     private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int) async -> Step {
         defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
+        // Whether the request's bytes may have left, should it end without an answer.
+        let progress = SendProgress()
         do {
-            let receipt = try await sendMessage(request)
+            let receipt = try await SendProgress.$current.withValue(progress) { try await sendMessage(request) }
             if let key = message.collage, let sent = receipt.message {
                 await photos?.sent(key, as: sent, uploaded: !request.attachments.isEmpty)
             }
@@ -627,14 +630,16 @@ public final class OutboxDeliverer: Sendable {
             state.withLock { $0.unrecorded.append((message.id, receipt.message?.messageID)) }
             return .done
         } catch {
-            return await failed(message, request: request, error: error, failures: failures, logger: logger(for: message))
+            return await failed(
+                message, request: request, error: error, verdict: error.sendVerdict(given: progress), failures: failures, logger: logger(for: message)
+            )
         }
     }
 
     private func failed(
-        _ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, error: any Error, failures: Int, logger: Logger
+        _ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, error: any Error, verdict: SendVerdict, failures: Int, logger: Logger
     ) async -> Step {
-        switch error.sendVerdict {
+        switch verdict {
         case .notSent(let retryAfter):
             var wait = settings.backoff.delay(beforeRetry: failures + 1)
             // Telegram said how long this chat must wait: sooner only earns another 429.
@@ -642,6 +647,12 @@ public final class OutboxDeliverer: Sendable {
             await returnToPending(message, for: wait, logger: logger)
             metrics.increment("vinylogue_retries_total", [("api", "telegram")])
             logger.notice("message not sent; it waits and goes again", metadata: ["error": "\(error)", "wait": "\(wait)"])
+            return .again(wait)
+        case .mayHaveBeenSent where request.editsMessage:
+            // Made again, an edit that did arrive changes nothing.
+            let wait = settings.backoff.delay(beforeRetry: failures + 1)
+            await returnToPending(message, for: wait, logger: logger)
+            logger.notice("an edit may have arrived; it goes again, which changes nothing if it did", metadata: ["error": "\(error)", "wait": "\(wait)"])
             return .again(wait)
         case .mayHaveBeenSent:
             logger.warning("a message may have arrived; it is not sent again", metadata: ["error": "\(error)"])
