@@ -758,7 +758,9 @@ public final class OutboxDeliverer: Sendable {
     private func returnToPending(_ message: OutboxMessage, for wait: Duration, logger: Logger) async {
         let chat = message.chatID
         let held = state.withLock { $0.lanes[chat]?.leaseUntil }
-        let until = now().addingTimeInterval((wait + settings.laneLease).seconds)
+        // Till the wait is over, and a while more to claim the message again (which renews it):
+        // a process that takes the chat over after a crash keeps Telegram's wait too.
+        let until = now().addingTimeInterval((wait + settings.laneLease / 2).seconds)
         do {
             let kept = try await store.write { [owner] transaction in
                 try transaction.returnToPending(message.id)
