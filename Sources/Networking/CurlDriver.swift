@@ -7,6 +7,8 @@ struct CurlSubmission: Sendable {
     var id: UInt64
     var request: HTTPRequest
     var continuation: CheckedContinuation<HTTPResponse, any Error>
+    /// The caller's `SendProgress.current`, told when the request's bytes are about to leave.
+    var progress: SendProgress?
 }
 
 /// How other threads wake the curl thread: the write end of a pipe it polls. Writing a byte

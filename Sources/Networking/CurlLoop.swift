@@ -184,6 +184,9 @@ final class CurlLoop {
         }
         transfer.id = submission.id
         transfer.continuation = submission.continuation
+        transfer.progress = submission.progress
+        // Without the callback, a started request may be sending at any moment.
+        if !transfer.knowsWhenSending { submission.progress?.sending() }
         active[submission.id] = transfer
     }
 
@@ -314,6 +317,8 @@ final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
     var id: UInt64 = 0
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    /// Told when the request's bytes are about to leave, for a caller that asked.
+    var progress: SendProgress?
     private var headers: UnsafeMutablePointer<curl_slist>?
     /// The request headers `headers` was built for, and whether with a body: the next request
     /// with the same (nearly every one, a JSON call) reuses the list.
@@ -325,7 +330,7 @@ final class CurlTransfer {
     /// libcurl reached the moment before the request's bytes go out (CURLOPT_PREREQFUNCTION).
     /// Without that callback (libcurl before 7.80) every started request counts as possibly sent.
     private var reachedSending = false
-    private var knowsWhenSending = false
+    private(set) var knowsWhenSending = false
     /// The options every request shares are set (`configureHandle`).
     private var handleConfigured = false
 
@@ -366,7 +371,11 @@ final class CurlTransfer {
             return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receive(data, size * count)
         })
         knowsWhenSending = ccurl_easy_setopt_prereq(easy, { context, _, _, _, _ in
-            if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().reachedSending = true }
+            if let context {
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                transfer.reachedSending = true
+                transfer.progress?.sending()
+            }
             return CURL_PREREQFUNC_OK
         }, context) == CURLE_OK
         return options.code
@@ -522,6 +531,7 @@ final class CurlTransfer {
         tooLarge = false
         reachedSending = false
         continuation = nil
+        progress = nil
         id = 0
     }
 

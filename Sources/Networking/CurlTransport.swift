@@ -14,7 +14,8 @@ import Foundation
 ///   `TransportError("response too large")`.
 /// - Redirects are followed only when `followRedirects` is set (at most 3, http and https).
 /// - When the calling task is cancelled, the transfer is dropped (its connection closed)
-///   and `send` throws `CancellationError`, also in the middle of a long poll.
+///   and `send` throws `CancellationError`, also in the middle of a long poll. The caller's
+///   `SendProgress` says whether the request's bytes may have left by then.
 ///
 /// Error descriptions are fixed texts per libcurl error code and never contain the URL,
 /// which for Telegram carries the bot token.
@@ -38,6 +39,9 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // Held back until libcurl is about to send it, which it says (CURLOPT_PREREQFUNCTION).
+        let progress = SendProgress.current
+        progress?.waiting()
         try Task.checkCancellation()
         if let invalid = Self.invalidHeader(in: request) {
             throw invalid
@@ -45,7 +49,7 @@ public final class CurlTransport: HTTPTransport {
         let id = driver.makeID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                driver.submit(CurlSubmission(id: id, request: request, continuation: continuation))
+                driver.submit(CurlSubmission(id: id, request: request, continuation: continuation, progress: progress))
             }
         } onCancel: {
             // Only a note to the thread: this runs with the task's status locked, so it

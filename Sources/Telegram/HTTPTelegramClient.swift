@@ -47,6 +47,7 @@ public struct HTTPTelegramClient: TelegramClient {
         }
         let http = HTTPRequest(method: "POST", url: url, headers: headers, body: body, timeout: request.timeout)
         try Task.checkCancellation()
+        SendProgress.current?.handedOver()
         let response: HTTPResponse
         do {
             response = try await transport.send(http)

@@ -1,3 +1,5 @@
+import Networking
+
 /// What a failed Bot API call means for what it carried: the one answer, for the outbox
 /// and the retry adaptor, to "did this request reach Telegram?".
 public enum SendVerdict: Sendable, Equatable {
@@ -12,6 +14,14 @@ public enum SendVerdict: Sendable, Equatable {
 }
 
 extension Error {
+    /// The verdict, knowing how far the request got: one that may have been sent, by the
+    /// error alone (a cancellation, a timeout), certainly was not if its bytes never started
+    /// to leave.
+    public func sendVerdict(given progress: SendProgress) -> SendVerdict {
+        let verdict = sendVerdict
+        return verdict == .mayHaveBeenSent && progress.certainlyNotSent ? .notSent(retryAfter: nil) : verdict
+    }
+
     /// The verdict on a failed call: no connection, a connect timeout, a request libcurl never
     /// wrote, a flood wait and a 5xx other than the 504 that may follow a delivered message
     /// are `notSent`; Telegram's refusals are `refused`; everything else, a cancellation and

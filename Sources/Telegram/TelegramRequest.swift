@@ -85,6 +85,10 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
         ["sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption"].contains(method)
     }
 
+    /// Whether the call edits a message: made twice, it changes nothing more (Telegram answers
+    /// the repeat "message is not modified"), so it may go again when its outcome is unknown.
+    public var editsMessage: Bool { method.hasPrefix("editMessage") }
+
     /// The same call, its answer read as `Other`.
     public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {
         var copy = TelegramRequest<Other>(method: method, attachments: attachments, timeout: timeout)

@@ -106,6 +106,7 @@ struct Environment {
     /// The bot's wiring. `demo` swaps Last.fm for the built-in sample data.
     func assembly(demo: Bool, metrics: BotMetrics = .none) throws -> BotAssembly {
         var options = BotAssembly.Options(metrics: metrics)
+        options.delivery.laneLease = configuration.outboxLease
         if demo {
             options.unknownUserHint = DemoListeningData().unknownUserHint
             return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"), options: options)

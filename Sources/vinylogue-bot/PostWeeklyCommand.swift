@@ -29,7 +29,16 @@ struct PostWeeklyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Only this chat id (groups and channels have negative ids, e.g. -1001234567890).")
     var chat: Int64?
 
+    @Option(help: ArgumentHelp(
+        "How long to keep sending, e.g. 10m or 90s; what is left then stays in the outbox for the bot to send.",
+        valueName: "time"
+    ))
+    var wait = "10m"
+
     func run() async throws {
+        guard let seconds = BotConfiguration.duration(wait), seconds > 0 else {
+            throw ValidationError("--wait takes a time such as 10m, 90s or 600 (seconds), not “\(wait)”.")
+        }
         let environment = try await Environment.load()
         if dryRun { return try await WeeklyDryRun(chat: chat, force: force).run(environment) }
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
@@ -49,6 +58,8 @@ struct PostWeeklyCommand: AsyncParsableCommand {
             return
         }
         var failed = false
+        // One bound for the whole run: past it, the bot sends what is left.
+        let deadline = ContinuousClock.now + .seconds(seconds)
         for (index, item) in due.enumerated() {
             let progress = "[\(index + 1)/\(due.count)] chat \(item.chat)"
             print("\(progress): posting…")
@@ -59,7 +70,7 @@ struct PostWeeklyCommand: AsyncParsableCommand {
                 continue
             }
             // The post is in the outbox: send it, and say what became of each message.
-            await services.outbox.idle()
+            let done = await services.outbox.idle(stoppingAfter: max(.zero, ContinuousClock.now.duration(to: deadline)))
             let states = try await store.outboxStates(of: messages)
             let sent = states.values.filter { $0 == .sent }.count
             let summary = "\(WeekDescription.count(messages.count, "message")) for \(WeekDescription.count(users, "user"))"
@@ -68,9 +79,15 @@ struct PostWeeklyCommand: AsyncParsableCommand {
                 continue
             }
             let waiting = states.values.filter { $0 == .pending || $0 == .sending }.count
-            print("\(progress): sent \(sent) of \(summary); \(waiting) wait in the outbox for the bot (or the next post-weekly), "
-                + "\(messages.count - sent - waiting) could not be sent (see the log)")
-            if messages.count - sent - waiting > 0 { failed = true }
+            let unsent = messages.count - sent - waiting
+            if done {
+                print("\(progress): sent \(sent) of \(summary); \(waiting) wait in the outbox for the bot (or the next post-weekly), "
+                    + "\(unsent) could not be sent (see the log)")
+            } else {
+                print("\(progress): sent \(sent) of \(summary) within --wait \(wait); \(waiting) left in the outbox for the bot to send"
+                    + (unsent > 0 ? ", \(unsent) could not be sent (see the log)" : ""))
+            }
+            if unsent > 0 || !done { failed = true }
         }
         if failed { throw ExitCode.failure }
     }

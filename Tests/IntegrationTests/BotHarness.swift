@@ -88,7 +88,8 @@ struct BotHarness {
     /// The bot and its weekly post as `vinylogue-bot run` builds them, with `clock` driving
     /// flood limits (the fake Telegram measures them on the same clock), retries, backoff
     /// and the shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
-    /// circuit breaker; `chatActionClock`, when a slow answer shows "typing…".
+    /// circuit breaker; `chatActionClock`, when a slow answer shows "typing…"; `telegramTransport`,
+    /// if given, stands between the bot and the fake.
     func services(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
@@ -103,7 +104,8 @@ struct BotHarness {
         collageRenderer: any CollageRendering = CollageRenderer(),
         telegramURL: URL? = nil,
         inlineCollageChat: Int64? = nil,
-        chatActionClock: any Clock<Duration> = ContinuousClock()
+        chatActionClock: any Clock<Duration> = ContinuousClock(),
+        telegramTransport: (any HTTPTransport)? = nil
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
@@ -119,7 +121,9 @@ struct BotHarness {
                 collageRenderer: collageRenderer, chatActionClock: chatActionClock
             )
         )
-        return assembly.services(telegramTransport: transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath))
+        return assembly.services(
+            telegramTransport: telegramTransport ?? transport, token: Secret(token ?? telegram.token), store: try BotStore(path: databasePath)
+        )
     }
 
     /// The bot service alone, for tests about commands.

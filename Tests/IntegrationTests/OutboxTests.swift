@@ -147,4 +147,95 @@ import TestLogging
         #expect(post.contains("This week one year ago") && post.contains("<b>alice</b>"))
         await harness.stop()
     }
+
+    /// Messages to three chats, enqueued and handed to `outbox`; returns their ids.
+    private func enqueue(_ texts: [(chat: Int64, text: String)], to services: BotAssembly.Services, _ harness: BotHarness) async throws -> [Int64] {
+        let store = try BotStore(path: harness.databasePath)
+        let messages = try await store.write { transaction in
+            try transaction.enqueue(texts.map { chat, text in
+                OutboxMessage(
+                    chatID: chat, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: text),
+                    expiresAt: BotHarness.now.addingTimeInterval(3600)
+                )
+            }, at: BotHarness.now)
+        }
+        services.outbox.accept(messages)
+        return messages.map(\.id)
+    }
+
+    /// Stopped with no grace while its transport held every message back (as libcurl holds
+    /// a request that waits for a connection): none of them left, so none is lost; after the
+    /// restart, each is sent once.
+    @Test func messagesHeldBackByTheTransportAtAStopAreSentOnceAfterTheRestart() async throws {
+        let harness = try await BotHarness.start()
+        let holding = HoldingTransport(harness.transport)
+        let first = try await harness.services(clock: ContinuousClock(), delivery: .init(shutdownGrace: .zero), telegramTransport: holding)
+        let ids = try await enqueue([(group, "one"), (other, "two"), (-6003, "three")], to: first, harness)
+        try await holding.waitForHeld(3)
+        await first.outbox.stop()
+        let store = try BotStore(path: harness.databasePath)
+        #expect(try await store.outboxStates(of: ids).values.allSatisfy { $0 == .pending })
+
+        let second = try await harness.services(clock: ContinuousClock())
+        await second.outbox.scan()
+        await second.outbox.idle()
+        #expect(await harness.telegram.delivered.compactMap(\.text).sorted() == ["one", "three", "two"])
+        #expect(await harness.telegram.calls("sendMessage").count == 3)
+        await harness.stop()
+    }
+
+    /// An edit whose answer was lost goes again: made twice, it changes nothing more.
+    @Test func anEditWhoseOutcomeIsUnknownGoesAgain() async throws {
+        let harness = try await BotHarness.start()
+        let services = try await harness.services(
+            clock: ContinuousClock(), delivery: .init(backoff: RetryPolicy(maxAttempts: .max, initialDelay: .milliseconds(10), maxDelay: .milliseconds(10)))
+        )
+        _ = try await enqueue([(group, "before")], to: services, harness)
+        await services.outbox.idle()
+        let sent = try #require(await harness.telegram.sentMessageIDs.first)
+        // Telegram's answer to the edit is unreadable: it may or may not have been made.
+        await harness.telegram.inject(.raw(status: 200, body: "{\"ok\":tr"), method: "editMessageText")
+        let store = try BotStore(path: harness.databasePath)
+        let edit = try await store.write { transaction in
+            try transaction.enqueue([OutboxMessage(
+                chatID: group, kind: .reply, request: TelegramRequest<IgnoredResult>.editMessageText(chatID: group, messageID: sent, html: "after"),
+                expiresAt: BotHarness.now.addingTimeInterval(3600)
+            )], at: BotHarness.now)
+        }
+        services.outbox.accept(edit)
+        await services.outbox.idle()
+        #expect(await harness.telegram.textMessage(chat: group, messageID: sent) == "after")
+        #expect(await harness.telegram.calls("editMessageText").count == 2)
+        #expect(try await store.outboxStates(of: edit.map(\.id)).values.first == .sent)
+        await harness.stop()
+    }
+}
+
+/// Holds every `sendMessage` back, before it starts, until its task is cancelled: as libcurl
+/// holds a request that waits for a free connection. Like `CurlTransport`, it says so in the
+/// caller's `SendProgress`.
+actor HoldingTransport: HTTPTransport {
+    private let inner: any HTTPTransport
+    private var held = 0
+    private let waiters = Waitlist<Int>()
+
+    init(_ inner: any HTTPTransport) {
+        self.inner = inner
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.url.lastPathComponent == "sendMessage" else { return try await inner.send(request) }
+        SendProgress.current?.waiting()
+        held += 1
+        waiters.resume { $0 <= held }
+        // Never let through: only a cancellation ends the hold.
+        try await Task.sleep(for: .seconds(86_400))
+        return try await inner.send(request)
+    }
+
+    /// Returns once `count` requests are held.
+    func waitForHeld(_ count: Int) async throws {
+        if held >= count { return }
+        try await waiters.wait(for: count)
+    }
 }

@@ -133,6 +133,35 @@ import TestLogging
         #expect(await events.next() == .closedByClient)
     }
 
+    /// A request cancelled while it waits for a connection never started, and says so; one
+    /// cancelled once the server has it may have been sent.
+    @Test func aCancelledRequestSaysWhetherItsBytesMayHaveLeft() async throws {
+        let server = try RawHTTPServer.start { _ in .silence }
+        defer { server.stop() }
+        var events = server.events.makeAsyncIterator()
+        let transport = CurlTransport(maxConnectionsPerHost: 1)
+        let (sent, held) = (SendProgress(), SendProgress())
+        let first = Task {
+            try await SendProgress.$current.withValue(sent) {
+                try await transport.send(HTTPRequest(url: server.baseURL.appending(path: "/first"), timeout: .seconds(60)))
+            }
+        }
+        #expect(await events.next() == .request(path: "/first"))
+        // The host's one connection is taken: this one waits for it.
+        let second = Task {
+            try await SendProgress.$current.withValue(held) {
+                try await transport.send(HTTPRequest(url: server.baseURL.appending(path: "/second"), timeout: .seconds(60)))
+            }
+        }
+        second.cancel()
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(held.certainlyNotSent)
+        #expect(!sent.certainlyNotSent)
+        #expect(await events.next() == .closedByClient)
+    }
+
     @Test func cancellationBeforeTheRequestStarts() async throws {
         let server = try RawHTTPServer.start { _ in .ok("answered") }
         defer { server.stop() }

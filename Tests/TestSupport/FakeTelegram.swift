@@ -100,6 +100,8 @@ public actor FakeTelegram {
         case raw(status: Int, body: String)
         /// Never answers (until the server stops): the client's timeout must fire.
         case hang
+        /// Takes the call only once the gate opens, then answers it as usual: a slow Telegram.
+        case held(Gate)
     }
 
     /// How a chat the bot can no longer post to answers.
@@ -266,6 +268,13 @@ public actor FakeTelegram {
 
     /// The number of 429 answers the fake gave on its own.
     public var tooManyRequests: Int { refusals.filter { $0.code == 429 }.count }
+
+    /// Posts that arrived while another post to the same chat was still unanswered. Telegram
+    /// takes them, but in no set order, and counts both against the chat's flood limit: a bot
+    /// that keeps its chats' messages in order and within the limits never does this.
+    public private(set) var overlappingPosts = 0
+    /// Posts and edits per chat that have arrived and not been answered yet.
+    private var unanswered: [Int64: Int] = [:]
 
     // MARK: Scripting
 
@@ -494,6 +503,9 @@ public actor FakeTelegram {
 
     // MARK: Serving
 
+    /// The methods that post or edit a message in a chat.
+    private static let postingMethods: Set<String> = ["sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption"]
+
     private func nextMessage() -> Int64 {
         nextMessageID += 1
         return nextMessageID
@@ -518,6 +530,13 @@ public actor FakeTelegram {
         calls.append(call)
         callWaiters.resume { waiter in calls(waiter.method).count >= waiter.count }
         if let formProblem { return refuse(method, 400, "Bad Request: can't parse multipart/form-data: \(formProblem)") }
+        if Self.postingMethods.contains(method), let chat = call.chatID {
+            if unanswered[chat, default: 0] > 0 { overlappingPosts += 1 }
+            unanswered[chat, default: 0] += 1
+        }
+        defer {
+            if Self.postingMethods.contains(method), let chat = call.chatID { unanswered[chat, default: 1] -= 1 }
+        }
 
         let fault: Fault?
         if let index = faults.firstIndex(where: { $0.method == method && ($0.chat == nil || $0.chat == call.chatID) }) {
@@ -534,6 +553,8 @@ public actor FakeTelegram {
             case .hang:
                 await forever.wait()
                 return error(500, "stopped")
+            case .held(let gate):
+                await gate.wait()
             }
         }
         switch method {
@@ -545,7 +566,7 @@ public actor FakeTelegram {
                 offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
                 limit: min(max((call.parameters["limit"] as? NSNumber)?.intValue ?? 100, 1), 100)
             )
-        case "sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption":
+        case _ where Self.postingMethods.contains(method):
             return post(call)
         case "answerInlineQuery":
             return answerInlineQuery(call)

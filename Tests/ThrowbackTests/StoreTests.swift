@@ -158,7 +158,7 @@ import TestLogging
         }
         try old.close()
         let store = try BotStore(path: path)
-        let pending = try await store.pendingMessages(limit: 10) { _ in false }
+        let pending = try await store.pendingMessages(limit: 10, owner: "new", at: Date()) { _ in false }.messages
         #expect(pending.map(\.request.method) == ["sendMessage"])
         #expect(pending.first.map { String(decoding: $0.request.parametersJSON, as: UTF8.self) }?.contains("waiting") == true)
         let journal = UpdateJournal(store: store)
@@ -251,6 +251,38 @@ import TestLogging
         #expect(try await claim("a", at: 200) == .alreadyPosted)
         guard case .claimed(let forced) = try await claim("a", at: 200, force: true) else { Issue.record("not forced"); return }
         #expect(forced.generation == 2)
+    }
+
+    /// A chat's outbox lane is one process's while its lease lasts: another neither takes it nor
+    /// sees its messages in a scan until the lease runs out or is given up.
+    @Test func aChatsLaneIsOneProcessesWhileItsLeaseLasts() async throws {
+        let store = try BotStore.inMemory()
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        _ = try await store.write { transaction in
+            try transaction.enqueue([OutboxMessage(
+                chatID: -1, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "hi"), expiresAt: start.addingTimeInterval(3600)
+            )], at: start)
+        }
+        func take(_ owner: String, at seconds: TimeInterval) async throws -> Bool {
+            try await store.write { try $0.takeLane(-1, owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) }
+        }
+        func scan(_ owner: String, at seconds: TimeInterval) async throws -> (count: Int, heldUntil: Date?) {
+            let (messages, heldUntil) = try await store.pendingMessages(limit: 10, owner: owner, at: start.addingTimeInterval(seconds)) { _ in false }
+            return (messages.count, heldUntil)
+        }
+        #expect(try await take("a", at: 0))
+        #expect(try await take("b", at: 10) == false)
+        #expect(try await scan("b", at: 10) == (0, start.addingTimeInterval(30)))
+        #expect(try await scan("a", at: 10) == (1, nil))
+        // "a" renews while it sends; it stops without a word, and the lease runs out.
+        #expect(try await take("a", at: 20))
+        #expect(try await take("b", at: 49) == false)
+        #expect(try await scan("b", at: 50) == (1, nil))
+        #expect(try await take("b", at: 50))
+        #expect(try await store.write { try $0.renewLane(-1, owner: "a", until: start.addingTimeInterval(100)) } == false)
+        // Given up, it is free at once.
+        try await store.write { try $0.releaseLanes([-1], owner: "b") }
+        #expect(try await take("a", at: 51))
     }
 
     /// A commit that asks for it is on disk before the bot goes on, so that a power cut cannot

@@ -46,6 +46,9 @@ public struct BotConfiguration: Sendable {
     public var httpHost: String
     /// `REPLY_TTL`: a reply that could not be sent for this long is dropped.
     public var replyTTL: Duration
+    /// `OUTBOX_LEASE`: how long a process holds a chat's outbox without renewing it; once a
+    /// process dies, another sends that chat's messages after this long.
+    public var outboxLease: Duration
 
     public enum LogFormat: String, Sendable {
         case text
@@ -60,7 +63,7 @@ public struct BotConfiguration: Sendable {
         schedule: WeeklySchedule = WeeklySchedule("mon 09:00")!, timeZone: TimeZone = .gmt, timeZoneName: String? = nil,
         pollTimeout: Int = 50, logLevel: Logger.Level = .info, rateLimits: RateLimitGuard.Limits = .init(),
         logFormat: LogFormat = .text, httpPort: Int? = nil, httpHost: String = "127.0.0.1", coverCacheMB: Int = 200,
-        listeningCacheMB: Int = 50, replyTTL: Duration = .seconds(3600),
+        listeningCacheMB: Int = 50, replyTTL: Duration = .seconds(3600), outboxLease: Duration = .seconds(30),
         listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
         libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
         inlineCollageChatID: Int64? = nil
@@ -71,6 +74,7 @@ public struct BotConfiguration: Sendable {
         self.libreFMAPIURL = libreFMAPIURL
         self.coverArtArchiveURL = coverArtArchiveURL
         self.replyTTL = replyTTL
+        self.outboxLease = outboxLease
         self.coverCacheMB = coverCacheMB
         self.listeningCacheMB = listeningCacheMB
         self.telegramToken = telegramToken
@@ -100,7 +104,7 @@ public struct BotConfiguration: Sendable {
         "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
         "DATABASE_PATH", "COVER_CACHE_MB", "LISTENING_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
-        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL",
+        "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL", "OUTBOX_LEASE",
     ]
 
     /// A configuration and what was odd about it: keys that look like ours but are not, and
@@ -248,10 +252,16 @@ public struct BotConfiguration: Sendable {
             throw ConfigurationError.invalid(key: "REPLY_TTL", value: ttlText, expected: "a time between 1m and 24h, such as “1h”, “30m” or “900” (seconds)")
         }
         replyTTL = .seconds(ttl)
+        let leaseText = text("outbox.lease") ?? "30s"
+        guard let lease = Self.duration(leaseText), (1...600).contains(lease) else {
+            throw ConfigurationError.invalid(key: "OUTBOX_LEASE", value: leaseText, expected: "a time between 1s and 10m, such as “30s” or “2m”")
+        }
+        outboxLease = .seconds(lease)
     }
 
-    /// Seconds, or a number with `s`, `m` or `h`.
-    static func duration(_ text: String) -> Int64? {
+    /// Seconds, or a number with `s`, `m` or `h`: how every time in the configuration, and on
+    /// the command line, is written.
+    public static func duration(_ text: String) -> Int64? {
         let text = text.lowercased()
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
         let (digits, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
@@ -272,7 +282,7 @@ public struct BotConfiguration: Sendable {
             "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",
             "LOG_FORMAT=\(logFormat.rawValue)", "RATE_LIMIT_USER=\(rateLimits.user.burst),\(rateLimits.user.perMinute)",
             "RATE_LIMIT_CHAT=\(rateLimits.chat.perMinute)", "HTTP_PORT=\(httpPort.map(String.init) ?? "off")", "HTTP_HOST=\(httpHost)",
-            "REPLY_TTL=\(Int(replyTTL.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
+            "REPLY_TTL=\(Int(replyTTL.seconds))s", "OUTBOX_LEASE=\(Int(outboxLease.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
             "LISTENBRAINZ_API_URL=\(listenBrainzAPIURL.absoluteString)", "LISTENBRAINZ_TOKEN=\(secret(listenBrainzToken))",
             "LIBREFM_API_URL=\(libreFMAPIURL.absoluteString)", "COVER_ART_ARCHIVE_URL=\(coverArtArchiveURL.absoluteString)",
         ].joined(separator: " ")

@@ -115,22 +115,6 @@ extension StoreTransaction {
 }
 
 extension BotStore {
-    /// Messages waiting to be sent, oldest first, at most `limit`, but for those `known`
-    /// already (read only by id, so that a scan decodes nothing this process holds).
-    func pendingMessages(limit: Int, except known: @escaping @Sendable (Int64) -> Bool) async throws -> [OutboxMessage] {
-        try await read { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'pending' ORDER BY id LIMIT ?", arguments: [limit])
-                .filter { !known($0) }
-            guard !ids.isEmpty else { return [] }
-            // Without the uploads' bytes: they are read one at a time, as each is sent.
-            return try Row.fetchAll(db, sql: """
-                SELECT o.id, o.chatID, o.kind, b.method, b.parameters, b.upload IS NOT NULL AS uploads, b.collage, o.expiresAt
-                FROM outbox o JOIN outboxBody b ON b.id = o.id
-                WHERE o.id IN (\(ids.map { _ in "?" }.joined(separator: ","))) ORDER BY o.id
-                """, arguments: StatementArguments(ids)).compactMap(OutboxCoding.message)
-        }
-    }
-
     /// The picture a message uploads, as enqueued.
     func upload(of message: OutboxMessage) async throws -> InputFile? {
         try await read { db in
@@ -157,6 +141,17 @@ enum OutboxCoding {
 
     static func collage(_ key: CollageKey) -> String {
         "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
+    }
+
+    /// The messages with these ids, in order, without the uploads' bytes: they are read one at
+    /// a time, as each is sent.
+    static func messages(_ ids: [Int64], in db: Database) throws -> [OutboxMessage] {
+        guard !ids.isEmpty else { return [] }
+        return try Row.fetchAll(db, sql: """
+            SELECT o.id, o.chatID, o.kind, b.method, b.parameters, b.upload IS NOT NULL AS uploads, b.collage, o.expiresAt
+            FROM outbox o JOIN outboxBody b ON b.id = o.id
+            WHERE o.id IN (\(ids.map { _ in "?" }.joined(separator: ","))) ORDER BY o.id
+            """, arguments: StatementArguments(ids)).compactMap(message)
     }
 
     static func photo(_ data: Data) -> InputFile {

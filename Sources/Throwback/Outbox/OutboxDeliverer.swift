@@ -27,6 +27,12 @@ import Telegram
 /// A message older than its lifetime is dropped unsent. Messages enqueued by this process
 /// arrive through `accept`; those left by an earlier run or by another process are found by
 /// scanning the outbox at start and every `scanInterval`.
+///
+/// A chat's messages are sent by one process at a time: before its first send, a lane takes
+/// the chat's lease in the database (`outboxLane`), renews it while it sends and for a flood
+/// wait's length, and gives it up once empty. A lane whose chat another process holds is left
+/// to it; a scan takes up such a chat's messages only once its lease is free, or has run out
+/// because its holder died.
 public final class OutboxDeliverer: Sendable {
     public struct Settings: Sendable {
         public var limits: FloodLimits
@@ -46,13 +52,18 @@ public final class OutboxDeliverer: Sendable {
         /// as their slots free up, rather than one by one as each slot does: a group costs one
         /// wake-up and one write. The first of a group waits at most this many slots longer.
         public var sendGroup: Int
+        /// How long a process holds a chat's lane without renewing it: once a holder dies,
+        /// another process sends the chat's messages after this long. It is renewed while the
+        /// lane sends, and covers a flood wait.
+        public var laneLease: Duration
 
         public init(
             limits: FloodLimits = FloodLimits(),
             backoff: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(2), maxDelay: .seconds(60)),
             scanInterval: Duration = .seconds(30), shutdownGrace: Duration = .seconds(4), maxRepliesPerChat: Int = 100,
-            maxWaiting: Int = 256, sendGroup: Int = 30
+            maxWaiting: Int = 256, sendGroup: Int = 30, laneLease: Duration = .seconds(30)
         ) {
+            self.laneLease = laneLease
             self.sendGroup = max(1, sendGroup)
             self.limits = limits
             self.backoff = backoff
@@ -69,6 +80,8 @@ public final class OutboxDeliverer: Sendable {
         var sending = false
         /// Failures in a row of its first message, for the backoff.
         var failures = 0
+        /// When this process's lease of the chat runs out; nil until it is taken.
+        var leaseUntil: Date?
     }
 
     /// A lane held back until a moment: its chat's next flood-limit slot, a 429's wait, a backoff.
@@ -95,6 +108,8 @@ public final class OutboxDeliverer: Sendable {
         var unrecorded: [(id: Int64, messageID: Int64?)] = []
         /// Groups that became supergroups while this process ran, to their new ids.
         var migrated: [Int64: Int64] = [:]
+        /// Chats whose lanes emptied: their leases are given up with the next write.
+        var unreleased: Set<Int64> = []
     }
 
     private let store: BotStore
@@ -116,6 +131,8 @@ public final class OutboxDeliverer: Sendable {
     private let state = Mutex(State())
     /// Wakes the pump: a lane became ready, or a send ended.
     private let wake = WakeSignal()
+    /// Wakes the scan: a lane turned out to be another process's, whose lease the scan watches.
+    private let rescan = WakeSignal()
 
     /// - Parameters:
     ///   - telegram: the client for sends, without retries or throttling of its own: this
@@ -229,9 +246,16 @@ public final class OutboxDeliverer: Sendable {
     /// Finds pending messages this process does not hold yet: left by an earlier run, or by
     /// another process. Messages some process stopped sending long ago are settled first.
     public func scan() async {
+        _ = await scanOutbox()
+    }
+
+    /// Scans, and returns when the first lease of another process on a chat with messages
+    /// waiting runs out: then the scan may take up that chat's messages.
+    private func scanOutbox() async -> Date? {
         do {
-            let abandoned = try await store.write { [now] in
-                try $0.settleAbandoned(sendingBefore: now().addingTimeInterval(-120), at: now())
+            let now = now()
+            let abandoned = try await store.write {
+                try $0.settleAbandoned(sendingBefore: now.addingTimeInterval(-120), at: now)
             }
             if abandoned > 0 {
                 logger.notice("messages were being sent when their process stopped; they may have arrived, so they are not sent again", metadata: [
@@ -239,10 +263,18 @@ public final class OutboxDeliverer: Sendable {
                 ])
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", "unconfirmed")], by: Int64(abandoned))
             }
-            accept(try await store.pendingMessages(limit: settings.maxWaiting) { id in self.state.withLock { $0.known.contains(id) } })
+            let (messages, heldElsewhereUntil) = try await store.pendingMessages(limit: settings.maxWaiting, owner: owner, at: now) { id in
+                self.state.withLock { $0.known.contains(id) }
+            }
+            if let heldElsewhereUntil {
+                logger.debug("messages wait while another process sends to their chat", metadata: ["until": "\(heldElsewhereUntil)"])
+            }
+            accept(messages)
+            return heldElsewhereUntil
         } catch {
             // Shutdown cancels a scan: that is no error.
             if !Task.isCancelled { logger.error("could not read the outbox", metadata: ["error": "\(error)"]) }
+            return nil
         }
     }
 
@@ -266,7 +298,7 @@ public final class OutboxDeliverer: Sendable {
         var lastPrune: Duration?
         let realTime = ElapsedClock.continuous
         while !Task.isCancelled {
-            await scan()
+            let heldElsewhereUntil = await scanOutbox()
             let elapsed = realTime.elapsed()
             if let pruner, lastPrune.map({ elapsed - $0 >= .seconds(3600) }) ?? true {
                 lastPrune = elapsed
@@ -276,7 +308,9 @@ public final class OutboxDeliverer: Sendable {
                     if !Task.isCancelled { logger.warning("could not prune the database", metadata: ["error": "\(error)"]) }
                 }
             }
-            do { try await realTime.sleep(settings.scanInterval) } catch { return }
+            // A chat another process holds is looked at again as soon as its lease runs out.
+            let untilFree = heldElsewhereUntil.map { Duration.seconds(max(0, $0.timeIntervalSince(now()))) + .milliseconds(50) }
+            await rescan.wait(for: min(settings.scanInterval, untilFree ?? settings.scanInterval), on: realTime)
         }
     }
 
@@ -294,9 +328,31 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
+    /// Returns true once nothing is left to send; or, when that takes longer than `limit`,
+    /// stops delivery (see `stop`) and returns false: what is left stays in the outbox.
+    public func idle(stoppingAfter limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.idle(); return true }
+            group.addTask { [clock] in
+                // Cancelled: idle came first.
+                guard (try? await clock.sleep(limit)) != nil else { return nil }
+                await self.stop()
+                return false
+            }
+            var idle = true
+            while let outcome = await group.next() {
+                // The first to end decides; a stop also ends the wait for idle.
+                if outcome == false { idle = false }
+                group.cancelAll()
+            }
+            return idle
+        }
+    }
+
     /// Stops delivery: nothing new starts (messages waiting stay pending for the next start),
-    /// and messages being sent get `shutdownGrace` to finish; then they are cut off, and count
-    /// as possibly sent.
+    /// and messages being sent get `shutdownGrace` to finish; then they are cut off. One whose
+    /// bytes may have left counts as possibly sent; one its transport still held back (waiting
+    /// for a connection, or not handed over yet) waits for the next start.
     public func stop() async {
         let pump = state.withLock { state in
             state.stopping = true
@@ -326,17 +382,19 @@ public final class OutboxDeliverer: Sendable {
 
     /// Sends the lanes' first messages as their chats' slots come, until nothing is left.
     private func pump() async {
+        let keeper = Task { await keepLeases() }
+        defer { keeper.cancel() }
         // Discarding: a finished send leaves nothing behind to be collected.
         await withDiscardingTaskGroup { sends in
             while !Task.isCancelled {
                 switch next() {
                 case .send(let batch):
                     // Marked as sending together, in one write, right before they go.
-                    for (message, claimed) in await claim(batch) {
-                        if claimed {
-                            sends.addTask { await self.send(message) }
-                        } else {
-                            complete(message, .done)
+                    for (message, claim) in await claim(batch) {
+                        switch claim {
+                        case .claimed: sends.addTask { await self.send(message) }
+                        case .gone: complete(message, .done)
+                        case .laneElsewhere: leave(message.chatID)
                         }
                     }
                 case .wait(let until):
@@ -354,14 +412,14 @@ public final class OutboxDeliverer: Sendable {
                 }
             }
         }
+        if Task.isCancelled {
+            // Cut off (shutdown after its grace, or a crash as far as delivery goes): what
+            // waited stays pending for the next start.
+            state.withLock { Self.forgetLanes(&$0) }
+        }
+        // The sends that went, and the lanes given up.
         await recordSends()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            if Task.isCancelled {
-                // Cut off (shutdown after its grace, or a crash as far as delivery goes): what
-                // waited stays pending for the next start.
-                for lane in state.lanes.values { for message in lane.queue { state.known.remove(message.id) } }
-                (state.lanes, state.ready, state.held, state.waiting, state.pump) = ([:], [], Heap(), 0, nil)
-            }
             // A new pump may have started since this one finished: its waiters are its own.
             guard state.pump == nil else { return [] }
             defer { (state.idleWaiters, state.roomWaiters) = ([], []) }
@@ -377,8 +435,7 @@ public final class OutboxDeliverer: Sendable {
             if state.stopping {
                 guard state.sending == 0 else { return .wait(until: nil) }
                 // What waited stays pending for the next start.
-                for lane in state.lanes.values { for message in lane.queue { state.known.remove(message.id) } }
-                (state.lanes, state.ready, state.held, state.waiting, state.pump) = ([:], [], Heap(), 0, nil)
+                Self.forgetLanes(&state)
                 return .finished
             }
             while let first = state.held.min, first.until <= now {
@@ -418,6 +475,16 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
+    /// Forgets every lane, ending the pump: their messages stay pending, for another process
+    /// or the next start, and their leases are given up with the next write.
+    private static func forgetLanes(_ state: inout State) {
+        for (chat, lane) in state.lanes {
+            for message in lane.queue { state.known.remove(message.id) }
+            if lane.leaseUntil != nil { state.unreleased.insert(chat) }
+        }
+        (state.lanes, state.ready, state.held, state.waiting, state.pump) = ([:], [], Heap(), 0, nil)
+    }
+
     /// What became of a lane's first message.
     private enum Step {
         /// Settled one way or another (or another process has it): on to the next.
@@ -434,9 +501,10 @@ public final class OutboxDeliverer: Sendable {
             step = await send(message, request: try await prepared(message), failures: failures)
         } catch {
             let logger = logger(for: message)
-            await returnToPending(message, logger: logger)
+            let wait = settings.backoff.delay(beforeRetry: failures + 1)
+            await returnToPending(message, for: wait, logger: logger)
             logger.error("could not read a message's picture from the outbox; it waits", metadata: ["error": "\(error)"])
-            step = .again(settings.backoff.delay(beforeRetry: failures + 1))
+            step = .again(wait)
         }
         complete(message, step)
     }
@@ -461,6 +529,8 @@ public final class OutboxDeliverer: Sendable {
                 if !lane.queue.isEmpty {
                     state.lanes[chat] = lane
                     state.ready.append(chat)
+                } else if lane.leaseUntil != nil {
+                    state.unreleased.insert(chat)
                 }
             case .again(let wait):
                 lane.failures += 1
@@ -472,6 +542,24 @@ public final class OutboxDeliverer: Sendable {
             return state.roomWaiters
         }
         for waiter in room { waiter.resume() }
+        wake.notify()
+    }
+
+    /// Lets go of a lane whose chat another process sends to: its messages are that process's
+    /// (they stay pending), and a scan takes them up again once its lease runs out.
+    private func leave(_ chat: Int64) {
+        let room = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.sending -= 1
+            guard let lane = state.lanes.removeValue(forKey: chat) else { return [] }
+            for message in lane.queue { state.known.remove(message.id) }
+            state.waiting -= lane.queue.count
+            guard state.waiting < settings.maxWaiting else { return [] }
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
+        }
+        logger.debug("another process sends this chat's messages; they wait for it", metadata: ["chat": "\(chat)"])
+        for waiter in room { waiter.resume() }
+        rescan.notify()
         wake.notify()
     }
 
@@ -489,24 +577,53 @@ public final class OutboxDeliverer: Sendable {
 
     // MARK: One message
 
+    /// What `claim` made of a message.
+    private enum Claim {
+        /// Marked as sending: this process sends it now.
+        case claimed
+        /// Not this process's to send: another process took it, or it expired and is dropped.
+        case gone
+        /// Another process holds the chat's lane: it sends the chat's messages.
+        case laneElsewhere
+    }
+
     /// Marks messages as sending, in one write that also records the sends that went before,
-    /// at the moment they go; a message past its lifetime is dropped instead. Returns whether
-    /// each is this process's to send: another process (`post-weekly`) may have taken it, and
-    /// one the write could not mark waits for another try.
-    private func claim(_ batch: [OutboxMessage]) async -> [(OutboxMessage, claimed: Bool)] {
+    /// gives up the lanes that emptied, and takes (or renews) the leases of their chats where
+    /// this process does not hold one far from its end; at the moment they go. A message past
+    /// its lifetime is dropped instead. One the write could not mark waits for another try.
+    private func claim(_ batch: [OutboxMessage]) async -> [(OutboxMessage, Claim)] {
         let now = now()
         let expired = Set(batch.filter { now >= $0.expiresAt }.map(\.id))
         let unrecorded = takeUnrecorded()
+        let lease = settings.laneLease
+        let (released, leasing) = state.withLock { state in
+            defer { state.unreleased = [] }
+            // A lane that holds its lease for a while yet sends without a word to the database about it.
+            let leasing = Set(batch.map(\.chatID).filter { chat in
+                state.lanes[chat]?.leaseUntil.map { .seconds($0.timeIntervalSince(now)) < lease / 2 } ?? true
+            })
+            return (state.unreleased, leasing)
+        }
+        let until = now.addingTimeInterval(lease.seconds)
         do {
-            let claimed = try await store.write { [owner] transaction in
+            let (claims, held) = try await store.write { [owner] transaction in
                 try transaction.recordSent(unrecorded, at: now)
-                return try batch.map { message in
+                // Given up first: a chat whose lane emptied and filled again is taken anew.
+                try transaction.releaseLanes(released, owner: owner)
+                var held: [Int64: Bool] = [:]
+                for chat in leasing { held[chat] = try transaction.takeLane(chat, owner: owner, until: until, at: now) }
+                let claims = try batch.map { message -> Claim in
                     if expired.contains(message.id) {
                         try transaction.settle(message.id, as: .dropped, note: "expired unsent", ifPending: true, at: now)
-                        return false
+                        return .gone
                     }
-                    return try transaction.claimForSending(message.id, owner: owner, at: now)
+                    guard held[message.chatID] ?? true else { return .laneElsewhere }
+                    return try transaction.claimForSending(message.id, owner: owner, at: now) ? .claimed : .gone
                 }
+                return (claims, held)
+            }
+            state.withLock { state in
+                for (chat, taken) in held where taken { state.lanes[chat]?.leaseUntil = until }
             }
             for message in batch where expired.contains(message.id) {
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", OutboxMessage.State.dropped.rawValue)])
@@ -514,9 +631,12 @@ public final class OutboxDeliverer: Sendable {
                     "chat": "\(message.chatID)", "message": "\(message.id)", "kind": "\(message.kind.rawValue)",
                 ])
             }
-            return Array(zip(batch, claimed))
+            return Array(zip(batch, claims))
         } catch {
-            state.withLock { $0.unrecorded.insert(contentsOf: unrecorded, at: 0) }
+            state.withLock { state in
+                state.unrecorded.insert(contentsOf: unrecorded, at: 0)
+                state.unreleased.formUnion(released)
+            }
             logger.error("could not mark messages as sending; they wait", metadata: ["error": "\(error)"])
             for message in batch {
                 let failures = state.withLock { $0.lanes[Self.lane(of: message, in: $0)]?.failures ?? 0 }
@@ -547,8 +667,10 @@ public final class OutboxDeliverer: Sendable {
 
     private func send(_ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, failures: Int) async -> Step {
         defer { limiter.arrived(in: message.chatID, now: clock.elapsed()) }
+        // Whether the request's bytes may have left, should it end without an answer.
+        let progress = SendProgress()
         do {
-            let receipt = try await sendMessage(request)
+            let receipt = try await SendProgress.$current.withValue(progress) { try await sendMessage(request) }
             if let sent = receipt.message, sent.chatID != message.chatID, request.chatID == message.chatID {
                 // The group became a supergroup, and the client sent this on there: so goes the rest.
                 limiter.commit(in: sent.chatID, now: clock.elapsed())
@@ -563,21 +685,29 @@ public final class OutboxDeliverer: Sendable {
             state.withLock { $0.unrecorded.append((message.id, receipt.message?.messageID)) }
             return .done
         } catch {
-            return await failed(message, request: request, error: error, failures: failures, logger: logger(for: message))
+            return await failed(
+                message, request: request, error: error, verdict: error.sendVerdict(given: progress), failures: failures, logger: logger(for: message)
+            )
         }
     }
 
     private func failed(
-        _ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, error: any Error, failures: Int, logger: Logger
+        _ message: OutboxMessage, request: TelegramRequest<MessageReceipt>, error: any Error, verdict: SendVerdict, failures: Int, logger: Logger
     ) async -> Step {
-        switch error.sendVerdict {
+        switch verdict {
         case .notSent(let retryAfter):
-            await returnToPending(message, logger: logger)
             var wait = settings.backoff.delay(beforeRetry: failures + 1)
             // Telegram said how long this chat must wait: sooner only earns another 429.
             if let retryAfter { wait = .seconds(retryAfter) }
+            await returnToPending(message, for: wait, logger: logger)
             metrics.increment("vinylogue_retries_total", [("api", "telegram")])
             logger.notice("message not sent; it waits and goes again", metadata: ["error": "\(error)", "wait": "\(wait)"])
+            return .again(wait)
+        case .mayHaveBeenSent where request.editsMessage:
+            // Made again, an edit that did arrive changes nothing.
+            let wait = settings.backoff.delay(beforeRetry: failures + 1)
+            await returnToPending(message, for: wait, logger: logger)
+            logger.notice("an edit may have arrived; it goes again, which changes nothing if it did", metadata: ["error": "\(error)", "wait": "\(wait)"])
             return .again(wait)
         case .mayHaveBeenSent:
             logger.warning("a message may have arrived; it is not sent again", metadata: ["error": "\(error)"])
@@ -585,9 +715,10 @@ public final class OutboxDeliverer: Sendable {
             return .done
         case .refused(.unauthorized), .refused(.notFound):
             // A token or API URL Telegram refuses may be fixed and the bot restarted: keep the message.
-            await returnToPending(message, logger: logger)
+            let wait = settings.backoff.delay(beforeRetry: failures + 1)
+            await returnToPending(message, for: wait, logger: logger)
             logger.error("Telegram refused the bot token while sending; the message waits", metadata: ["error": "\(error)"])
-            return .again(settings.backoff.delay(beforeRetry: failures + 1))
+            return .again(wait)
         case .refused(let refusal):
             return await refused(message, request: request, refusal: refusal, failures: failures, logger: logger)
         }
@@ -647,10 +778,18 @@ public final class OutboxDeliverer: Sendable {
     /// Records the sends that went since the last write.
     private func recordSends() async {
         let unrecorded = takeUnrecorded()
-        guard !unrecorded.isEmpty else { return }
+        let released = state.withLock { state in
+            defer { state.unreleased = [] }
+            return state.unreleased
+        }
+        guard !unrecorded.isEmpty || !released.isEmpty else { return }
         do {
-            try await store.write { [now] in try $0.recordSent(unrecorded, at: now()) }
+            try await store.write { [now, owner] transaction in
+                try transaction.recordSent(unrecorded, at: now())
+                try transaction.releaseLanes(released, owner: owner)
+            }
         } catch {
+            // Their leases run out instead.
             logger.error("could not record messages as sent; they count as possibly sent", metadata: ["error": "\(error)"])
         }
     }
@@ -669,11 +808,54 @@ public final class OutboxDeliverer: Sendable {
         }
     }
 
-    private func returnToPending(_ message: OutboxMessage, logger: Logger) async {
+    /// Puts a message that did not leave back, to go again after `wait`: its chat stays this
+    /// process's meanwhile, the lease renewed to cover the wait (a flood wait may be long).
+    private func returnToPending(_ message: OutboxMessage, for wait: Duration, logger: Logger) async {
+        let chat = message.chatID
+        let held = state.withLock { $0.lanes[chat]?.leaseUntil }
+        // Till the wait is over, and a while more to claim the message again (which renews it):
+        // a process that takes the chat over after a crash keeps Telegram's wait too.
+        let until = now().addingTimeInterval((wait + settings.laneLease / 2).seconds)
         do {
-            try await store.write { try $0.returnToPending(message.id) }
+            let kept = try await store.write { [owner] transaction in
+                try transaction.returnToPending(message.id)
+                return try held != nil && transaction.renewLane(chat, owner: owner, until: until)
+            }
+            // Unless the lane was given up and taken anew meanwhile.
+            state.withLock { state in
+                if held != nil, state.lanes[chat]?.leaseUntil == held { state.lanes[chat]?.leaseUntil = kept ? until : nil }
+            }
         } catch {
             logger.error("could not return an unsent message to the outbox", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Renews, every quarter of a lease in real time, the leases that are within half a lease
+    /// of their end: a lane whose send takes long (a slow upload, a timeout) keeps its chat.
+    private func keepLeases() async {
+        let realTime = ElapsedClock.continuous
+        let lease = settings.laneLease
+        while (try? await realTime.sleep(lease / 4)) != nil {
+            let now = now()
+            let renewing = state.withLock { state in
+                state.lanes.compactMap { chat, lane in
+                    lane.leaseUntil.flatMap { .seconds($0.timeIntervalSince(now)) < lease / 2 ? (chat, $0) : nil }
+                }
+            }
+            guard !renewing.isEmpty else { continue }
+            let until = now.addingTimeInterval(lease.seconds)
+            do {
+                let kept = try await store.write { [owner] transaction in
+                    try renewing.map { try transaction.renewLane($0.0, owner: owner, until: until) }
+                }
+                state.withLock { state in
+                    for ((chat, held), kept) in zip(renewing, kept) where state.lanes[chat]?.leaseUntil == held {
+                        state.lanes[chat]?.leaseUntil = kept ? until : nil
+                    }
+                }
+            } catch {
+                logger.warning("could not renew the leases of chats being sent to", metadata: ["error": "\(error)"])
+            }
         }
     }
 }

@@ -247,6 +247,14 @@ extension BotStore {
             // again at most; keys of values with `|` or `=` are never asked for again.
             try db.execute(sql: "DELETE FROM lastfmCache WHERE instr(key, '%') > 0")
         }
+        migrator.registerMigration("v10: each chat's outbox sent by one process at a time, under a lease") { db in
+            // A chat's lane: the process that sends its messages, and when its lease runs out.
+            try db.create(table: "outboxLane") { t in
+                t.primaryKey("chatID", .integer)
+                t.column("owner", .text).notNull()
+                t.column("expiresAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+
+/// Which process sends each chat's messages: a row of `outboxLane` per chat, its holder and
+/// when its lease runs out. Two processes on one database (the bot and `post-weekly`) would
+/// otherwise each send the same chat's messages, each under its own flood limit: out of
+/// order, and into Telegram's 429s. A lease that runs out frees the chat of a process that
+/// died; one that holds it renews it while it sends.
+extension StoreTransaction {
+    /// Takes `chat`'s lane for `owner` until `until`, or renews it: unless another process
+    /// holds it and its lease has not run out. Returns whether `owner` holds it now.
+    func takeLane(_ chat: Int64, owner: String, until: Date, at now: Date) throws -> Bool {
+        try db.cachedStatement(sql: """
+            INSERT INTO outboxLane (chatID, owner, expiresAt) VALUES (?, ?, ?)
+            ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
+            WHERE outboxLane.owner = excluded.owner OR outboxLane.expiresAt <= ?
+            """).run(.integer(chat), .text(owner), .date(until), .date(now)) > 0
+    }
+
+    /// Moves the end of `owner`'s lease of `chat` to `until`; false if it is no longer theirs.
+    func renewLane(_ chat: Int64, owner: String, until: Date) throws -> Bool {
+        try db.cachedStatement(sql: "UPDATE outboxLane SET expiresAt = ? WHERE chatID = ? AND owner = ?")
+            .run(.date(until), .integer(chat), .text(owner)) > 0
+    }
+
+    /// Gives up `owner`'s lanes of `chats`: another process may send there at once.
+    func releaseLanes(_ chats: some Sequence<Int64>, owner: String) throws {
+        let release = try db.cachedStatement(sql: "DELETE FROM outboxLane WHERE chatID = ? AND owner = ?")
+        for chat in chats { try release.run(.integer(chat), .text(owner)) }
+    }
+}
+
+extension BotStore {
+    /// Messages waiting to be sent, oldest first, at most `limit`, but for those `known`
+    /// already (read only by id, so that a scan decodes nothing this process holds) and those
+    /// of chats another process holds the lane of; and when the first of those lanes' leases
+    /// runs out, if any does.
+    func pendingMessages(
+        limit: Int, owner: String, at now: Date, except known: @escaping @Sendable (Int64) -> Bool
+    ) async throws -> (messages: [OutboxMessage], heldElsewhereUntil: Date?) {
+        try await read { db in
+            let heldElsewhere = try StoredDate.fetchOne(db, sql: """
+                SELECT MIN(l.expiresAt) FROM outboxLane l
+                WHERE l.owner != ? AND l.expiresAt > ? AND EXISTS (SELECT 1 FROM outbox o WHERE o.state = 'pending' AND o.chatID = l.chatID)
+                """, arguments: [owner, StoredDate(now)])?.date
+            let ids = try Int64.fetchAll(db, sql: """
+                SELECT id FROM outbox WHERE state = 'pending'
+                AND chatID NOT IN (SELECT chatID FROM outboxLane WHERE owner != ? AND expiresAt > ?)
+                ORDER BY id LIMIT ?
+                """, arguments: [owner, StoredDate(now), limit])
+                .filter { !known($0) }
+            return (try OutboxCoding.messages(ids, in: db), heldElsewhere)
+        }
+    }
+}
