@@ -33,7 +33,7 @@ import TestLogging
         #expect(try await store.roster(of: -5).isEmpty)
         #expect(try await store.roster(of: -1_005).map(\.lastFMName) == ["RJ"])
         #expect(try await store.settings(for: -1_005).minimumPlayCount == 4)
-        let waiting = try await store.pendingMessages(limit: 10) { _ in false }
+        let waiting = try await store.pendingMessages(limit: 10, owner: "new", at: now) { _ in false }.messages
         #expect(waiting.map(\.chatID) == [-1_005, -1_005])
         #expect(waiting.map(\.request.chatID) == [-1_005, -1_005])
         #expect(waiting.map { $0.request.parameters["text"] } == [.string("first"), .string("second")])
