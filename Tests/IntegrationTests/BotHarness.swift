@@ -70,7 +70,10 @@ struct BotHarness {
     func configuration(admins: [Int64] = [], rateLimits: RateLimitGuard.Limits = .init()) -> BotConfiguration {
         BotConfiguration(
             telegramToken: Secret(telegram.token), telegramAPIURL: telegramURL, lastFMAPIKey: Secret(Self.lastFMKey), lastFMAPIURL: lastFMURL,
-            databasePath: databasePath, adminUserIDs: admins, logLevel: .trace, rateLimits: rateLimits
+            databasePath: databasePath, adminUserIDs: admins, logLevel: .trace, rateLimits: rateLimits,
+            // No test leaves loopback: a ListenBrainz album's cover, say, is asked of the Last.fm
+            // fake, which has none, rather than of the real Cover Art Archive.
+            listenBrainzAPIURL: lastFMURL, libreFMAPIURL: lastFMURL, coverArtArchiveURL: lastFMURL
         )
     }
 
