@@ -1,3 +1,4 @@
+import Dispatch
 import GRDB
 import GRDBSQLite
 import Logging
@@ -7,9 +8,11 @@ import Synchronization
 /// way joins the next transaction, so that a burst of replies costs one commit, and one
 /// fsync, instead of one each.
 ///
-/// The first writer to find no commit under way leads: it runs the transactions itself, on
-/// its own thread, until no write is left, and then wakes the writers it served. So a write
-/// that meets no other costs no hand-off to another thread. Writes run without savepoints;
+/// The first writer to find no commit under way leads: it has the transactions run, one
+/// after another on the store's own thread, until no write is left, and the writers it served
+/// are woken. Never on the writer's thread: that is often the thread that drives every
+/// transfer, and a commit may wait seconds for the write lock (another process's `backup` or
+/// `post-weekly`) or for the disk, while polls and sends must go on. Writes run without savepoints;
 /// should one throw, its transaction is rolled back and each of its writes runs again on its
 /// own, so that only the failing one fails. A write's body must therefore do nothing but
 /// database work (it may run twice, the first time rolled back).
@@ -31,6 +34,9 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Mutex(Queue())
+    /// Where commits run: a thread of the store's, so that waiting for the write lock or the
+    /// disk holds up no caller's thread.
+    private let committer = DispatchQueue(label: "vinylogue.store.commits")
     /// How many times the log was synced after a commit: for tests.
     private let logSyncs = Atomic<Int>(0)
 
@@ -57,7 +63,12 @@ final class GroupCommit: Sendable {
             // Writers that are ready to run join this transaction: on one thread they would
             // otherwise commit one by one.
             await Task.yield()
-            commitAll()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                committer.async {
+                    self.commitAll()
+                    done.resume()
+                }
+            }
         } else {
             await write.committed()
         }
