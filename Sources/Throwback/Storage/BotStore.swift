@@ -28,7 +28,7 @@ public struct BotStore: Sendable {
         _ = Self.configureSQLite
         var configuration = Configuration()
         // Another process (`post-weekly`, `backup`) may hold the write lock for a moment.
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(GroupCommit.lockWait)
         // The bot reads little at a time; each reader connection costs memory, and so does
         // each connection's page cache (SQLite's default is up to 2 MiB), which the outbox's
         // passing rows would otherwise fill.
@@ -51,7 +51,7 @@ public struct BotStore: Sendable {
         _ = Self.configureSQLite
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(GroupCommit.lockWait)
         configuration.maximumReaderCount = 2
         return try BotStore(writer: DatabasePool(path: path, configuration: configuration), migrating: false)
     }
@@ -128,7 +128,7 @@ public struct BotStore: Sendable {
     /// Copies the whole database to `path` with SQLite's online backup, while the bot runs.
     public func backup(to path: String) throws {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(GroupCommit.lockWait)
         let destination = try DatabaseQueue(path: path, configuration: configuration)
         try database.backup(to: destination)
         try destination.close()

@@ -8,11 +8,12 @@ import Synchronization
 /// way joins the next transaction, so that a burst of replies costs one commit, and one
 /// fsync, instead of one each.
 ///
-/// The first writer to find no commit under way leads: it has the transactions run, one
-/// after another on the store's own thread, until no write is left, and the writers it served
-/// are woken. Never on the writer's thread: that is often the thread that drives every
-/// transfer, and a commit may wait seconds for the write lock (another process's `backup` or
-/// `post-weekly`) or for the disk, while polls and sends must go on. Writes run without savepoints;
+/// The first writer to find no commit under way leads: it runs the transactions itself, on
+/// its own thread, until no write is left, and then wakes the writers it served. So a write
+/// that meets no other costs no hand-off to another thread. But the writer's thread is often
+/// the one that drives every transfer, so it never waits for the write lock: when another
+/// connection holds it (another process's `backup` or `post-weekly`), the store's own thread
+/// takes over the lead and waits, while polls and sends go on. Writes run without savepoints;
 /// should one throw, its transaction is rolled back and each of its writes runs again on its
 /// own, so that only the failing one fails. A write's body must therefore do nothing but
 /// database work (it may run twice, the first time rolled back).
@@ -34,8 +35,8 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Mutex(Queue())
-    /// Where commits run: a thread of the store's, so that waiting for the write lock or the
-    /// disk holds up no caller's thread.
+    /// Where commits wait for a write lock another connection holds, so that no caller's
+    /// thread does.
     private let committer = DispatchQueue(label: "vinylogue.store.commits")
     /// How many times the log was synced after a commit: for tests.
     private let logSyncs = Atomic<Int>(0)
@@ -63,10 +64,14 @@ final class GroupCommit: Sendable {
             // Writers that are ready to run join this transaction: on one thread they would
             // otherwise commit one by one.
             await Task.yield()
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                committer.async {
-                    self.commitAll()
-                    done.resume()
+            // Here while the write lock is free, as it nearly always is; once another
+            // connection holds it, the store's own thread commits the rest, waiting for it.
+            if !commitAll(waitingForTheLock: false) {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    committer.async {
+                        _ = self.commitAll(waitingForTheLock: true)
+                        done.resume()
+                    }
                 }
             }
         } else {
@@ -76,17 +81,27 @@ final class GroupCommit: Sendable {
         return try write.result() as! T
     }
 
-    /// Commits batch after batch until no write waits, then gives up the lead.
-    private func commitAll() {
+    /// Commits batch after batch until no write waits, then gives up the lead. Without
+    /// `waitingForTheLock`, it stops at a write lock another connection holds and returns
+    /// false, its writes queued again and the lead kept.
+    private func commitAll(waitingForTheLock waiting: Bool) -> Bool {
         while let batch = nextBatch() {
             do {
-                try writer.writeWithoutTransaction { db in try commit(batch, in: db, syncing: batch.contains { $0.synced }) }
+                try writer.writeWithoutTransaction { db in
+                    try commit(batch, in: db, syncing: batch.contains { $0.synced }, waiting: waiting)
+                }
                 for write in batch { write.finish(nil) }
+            } catch is LockTaken {
+                requeue(batch)
+                return false
             } catch where batch.count > 1 {
-                for write in batch {
+                for (index, write) in batch.enumerated() {
                     do {
-                        try writer.writeWithoutTransaction { db in try commit([write], in: db, syncing: write.synced) }
+                        try writer.writeWithoutTransaction { db in try commit([write], in: db, syncing: write.synced, waiting: waiting) }
                         write.finish(nil)
+                    } catch is LockTaken {
+                        requeue(Array(batch[index...]))
+                        return false
                     } catch {
                         write.finish(error)
                     }
@@ -95,13 +110,36 @@ final class GroupCommit: Sendable {
                 batch[0].finish(error)
             }
         }
+        return true
+    }
+
+    /// Another connection held the write lock, and the commit was not to wait for it.
+    private struct LockTaken: Error {}
+
+    /// How long a commit on the store's thread waits for the write lock: the connections'
+    /// busy timeout.
+    static let lockWait: Double = 5
+
+    private func requeue(_ writes: [Write]) {
+        queue.withLock { $0.pending.insert(contentsOf: writes, at: 0) }
     }
 
     /// Runs `writes` in one transaction, begun and committed by statements prepared once
     /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
     /// `syncing` says whether the commit is synced to disk.
-    private func commit(_ writes: [Write], in db: Database, syncing: Bool) throws {
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+    private func commit(_ writes: [Write], in db: Database, syncing: Bool, waiting: Bool) throws {
+        if waiting {
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        } else {
+            // Only BEGIN waits for the lock: once it is taken, nothing else in the transaction does.
+            sqlite3_busy_timeout(db.sqliteConnection, 0)
+            defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.lockWait * 1000)) }
+            do {
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                throw LockTaken()
+            }
+        }
         do {
             for write in writes { try write.run(db) }
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
