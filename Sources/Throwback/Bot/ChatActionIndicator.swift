@@ -1,5 +1,6 @@
 import Logging
 import Networking
+import Synchronization
 import Telegram
 
 /// Shows a chat that its answer is on the way ("typing…", "sending a photo…") while the
@@ -9,38 +10,103 @@ import Telegram
 ///
 /// Best effort: the action is no message, so it bypasses the outbox; a failed call is
 /// logged at debug and ends the showing, never retried; the work never waits for it.
-struct ChatActionIndicator: Sendable {
+///
+/// One watcher task serves every answer under way: it sleeps until the earliest action is
+/// due and ends when no answer is under way. A warm answer only notes itself in a table and
+/// leaves it, with no task or timer of its own (those cost more than the answer).
+final class ChatActionIndicator: Sendable {
     static let delay = Duration.seconds(1)
     static let renewal = Duration.seconds(4)
 
-    let telegram: any TelegramClient
-    let clock: ElapsedClock
+    private struct Showing: Sendable {
+        var chat: Int64
+        var topic: Int64?
+        var logger: Logger
+        var action: @Sendable () async -> ChatAction
+        /// When its action is next due; nil once a call failed.
+        var due: Duration?
+    }
+
+    private struct State: Sendable {
+        var showings: [UInt64: Showing] = [:]
+        var nextID: UInt64 = 0
+        /// The watcher, and when it means to wake.
+        var watcher: (generation: UInt64, wake: Duration, task: Task<Void, Never>)?
+        var generation: UInt64 = 0
+    }
+
+    private let telegram: any TelegramClient
+    private let clock: ElapsedClock
+    private let state = Mutex(State())
+
+    init(telegram: any TelegramClient, clock: ElapsedClock) {
+        self.telegram = telegram
+        self.clock = clock
+    }
 
     /// Runs `work`, showing in `chat` (in forum topic `topic`, if given) the action that
     /// `action` picks, asked only once the action is due.
     func showing<Result: Sendable>(
         in chat: Int64, topic: Int64?, logger: Logger, action: @escaping @Sendable () async -> ChatAction, during work: () async -> Result
     ) async -> Result {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await show(in: chat, topic: topic, logger: logger, action: action) }
-            let result = await work()
-            group.cancelAll()
-            return result
+        let due = clock.elapsed() + Self.delay
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            state.showings[state.nextID] = Showing(chat: chat, topic: topic, logger: logger, action: action, due: due)
+            // A watcher that wakes in time will see it; otherwise one that does takes over.
+            if let watcher = state.watcher, watcher.wake <= due { return state.nextID }
+            state.watcher?.task.cancel()
+            state.generation += 1
+            let generation = state.generation
+            state.watcher = (generation, due, Task { await self.watch(generation) })
+            return state.nextID
+        }
+        defer { state.withLock { _ = $0.showings.removeValue(forKey: id) } }
+        return await work()
+    }
+
+    /// Sleeps until the earliest action is due, shows the due ones, and so on until no answer
+    /// is under way, or another watcher takes over.
+    private func watch(_ generation: UInt64) async {
+        while true {
+            let wake = state.withLock { state -> Duration? in
+                guard state.watcher?.generation == generation else { return nil }
+                guard let earliest = state.showings.values.compactMap(\.due).min() else {
+                    state.watcher = nil
+                    return nil
+                }
+                state.watcher?.wake = earliest
+                return earliest
+            }
+            guard let wake else { return }
+            let now = clock.elapsed()
+            if wake > now {
+                do { try await clock.sleep(wake - now) } catch { return }
+            }
+            let due = state.withLock { state -> [(UInt64, Showing)] in
+                guard state.watcher?.generation == generation else { return [] }
+                let now = clock.elapsed()
+                let due = state.showings.filter { $0.value.due.map { $0 <= now } ?? false }
+                for id in due.keys { state.showings[id]?.due = now + Self.renewal }
+                return Array(due)
+            }
+            for (id, showing) in due where !(await show(showing)) {
+                state.withLock { $0.showings[id]?.due = nil }
+            }
         }
     }
 
-    private func show(in chat: Int64, topic: Int64?, logger: Logger, action: @Sendable () async -> ChatAction) async {
-        do { try await clock.sleep(Self.delay) } catch { return }
-        var request = TelegramRequest<TelegramOK>.sendChatAction(chatID: chat, action: await action(), topic: topic).patient(for: .zero)
+    /// Sends the action once; false if Telegram did not take it.
+    private func show(_ showing: Showing) async -> Bool {
+        var request = TelegramRequest<TelegramOK>.sendChatAction(chatID: showing.chat, action: await showing.action(), topic: showing.topic)
+            .patient(for: .zero)
         request.timeout = Self.renewal
-        while !Task.isCancelled {
-            do {
-                _ = try await telegram.send(request)
-            } catch {
-                if !(error is CancellationError) { logger.debug("could not show that an answer is coming", metadata: ["error": "\(error)"]) }
-                return
-            }
-            do { try await clock.sleep(Self.renewal) } catch { return }
+        do {
+            _ = try await telegram.send(request)
+            return true
+        } catch {
+            if !(error is CancellationError) { showing.logger.debug("could not show that an answer is coming", metadata: ["error": "\(error)"]) }
+            return false
         }
     }
 }
