@@ -44,13 +44,11 @@ final class ChatActionIndicator: Sendable {
         self.clock = clock
     }
 
-    /// Runs `work`, showing in `chat` (in forum topic `topic`, if given) the action that
-    /// `action` picks, asked only once the action is due.
-    func showing<Result: Sendable>(
-        in chat: Int64, topic: Int64?, logger: Logger, action: @escaping @Sendable () async -> ChatAction, during work: () async -> Result
-    ) async -> Result {
+    /// Starts showing in `chat` (in forum topic `topic`, if given) the action that `action`
+    /// picks, asked only once the action is due; `end` with the id returned stops it.
+    func begin(in chat: Int64, topic: Int64?, logger: Logger, action: @escaping @Sendable () async -> ChatAction) -> UInt64 {
         let due = clock.elapsed() + Self.delay
-        let id = state.withLock { state -> UInt64 in
+        return state.withLock { state -> UInt64 in
             state.nextID += 1
             state.showings[state.nextID] = Showing(chat: chat, topic: topic, logger: logger, action: action, due: due)
             // A watcher that wakes in time will see it; otherwise one that does takes over.
@@ -61,8 +59,11 @@ final class ChatActionIndicator: Sendable {
             state.watcher = (generation, due, Task { await self.watch(generation) })
             return state.nextID
         }
-        defer { state.withLock { _ = $0.showings.removeValue(forKey: id) } }
-        return await work()
+    }
+
+    /// Stops showing what `begin` started; again is harmless.
+    func end(_ id: UInt64) {
+        state.withLock { _ = $0.showings.removeValue(forKey: id) }
     }
 
     /// Sleeps until the earliest action is due, shows the due ones, and so on until no answer

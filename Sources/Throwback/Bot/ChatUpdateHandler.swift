@@ -177,14 +177,14 @@ public struct ChatUpdateHandler: Sendable {
             if case .command(let spec, _) = parsed { log.command = spec.name }
             let kind: CommandUpdateKind = arrival.update.channelPost == nil ? .message : .channelPost
             // Only a throwback's first fetch is slow enough to show that an answer is coming.
-            guard case .command(throwback.spec, _) = parsed, admission == .admitted else {
-                return await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
+            var progress: UInt64?
+            if case .command(throwback.spec, _) = parsed, admission == .admitted {
+                let chat = message.chat.id
+                progress = chatAction.begin(in: chat, topic: message.topicID, logger: log.logger) {
+                    await willSendCollage(in: chat) ? .uploadPhoto : .typing
+                }
             }
-            await chatAction.showing(in: message.chat.id, topic: message.topicID, logger: log.logger) {
-                await willSendCollage(in: message.chat.id) ? .uploadPhoto : .typing
-            } during: {
-                await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started)
-            }
+            await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started, progress: progress)
         case let .press(query, admission):
             log.command = throwback.spec.name
             if let ending = await press(query, admission, arrival: arrival, log: log) {
@@ -225,11 +225,16 @@ public struct ChatUpdateHandler: Sendable {
         if inChat { scheduleChanges?.notify() }
     }
 
-    /// Answers a message; logs its command's line once the answer is queued.
+    /// Answers a message; logs its command's line once the answer is queued. The chat action
+    /// `progress` shows ends once the answer is ready, before it waits for room in the outbox:
+    /// a warm answer waiting there is no slow fetch.
     private func answer(
         _ message: Message, _ parsed: ParsedMessage, _ context: CommandInvocation, _ admission: CommandRouter.Admission,
-        update: Update, log: UpdateLog, kind: CommandUpdateKind, since started: Duration
+        update: Update, log: UpdateLog, kind: CommandUpdateKind, since started: Duration, progress: UInt64? = nil
     ) async {
+        let chatAction = chatAction
+        func ready() { if let progress { chatAction.end(progress) } }
+        defer { ready() }
         let routed = await router.result(for: parsed, context: context, admission: admission)
         func queued(_ committed: Bool, _ ending: CommandEnding? = nil) {
             guard let outcome = routed.outcome, let ending = ended(ending ?? CommandEnding(outcome.result), committed: committed) else { return }
@@ -237,14 +242,17 @@ public struct ChatUpdateHandler: Sendable {
         }
         switch routed.result {
         case nil, .reply(.silence)?:
+            ready()
             queued(await commit(update, log: log))
         case .reply(let reply)?:
             let (answer, buttons) = await answer(reply, to: message)
+            ready()
             queued(await commit(update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons, at: now())
                 return answer
             })
         case let .change(change, then)?:
+            ready()
             let committed = await commit(update, log: log) { transaction in
                 try change(transaction).rendered(with: .telegram).map { [text($0, replyingTo: message)] } ?? []
             }
