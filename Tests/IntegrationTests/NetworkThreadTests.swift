@@ -56,4 +56,22 @@ import TestLogging
         try await write.value
         await telegram.stop()
     }
+
+    /// A commit that must reach the disk waits for its fsync, which a busy disk may make last
+    /// seconds: the store's thread does it, while the transport's thread goes on. A write that
+    /// needs no sync is committed where it was asked for, with no hand-off.
+    @Test func aSyncedCommitIsSyncedOffTheTransportsThread() async throws {
+        let directory = try Executable.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try BotStore(path: directory.appendingPathComponent("vinylogue.sqlite").path)
+        let transport = CurlTransport()
+        let threads = try await Task(executorPreference: transport.executor) {
+            let caller = pthread_self()
+            let synced = try await store.write { _ in pthread_self() }
+            let unsynced = try await store.write(synced: false) { _ in pthread_self() }
+            return (caller: caller, synced: synced, unsynced: unsynced)
+        }.value
+        #expect(pthread_equal(threads.synced, threads.caller) == 0, "the synced commit ran on the transport's thread")
+        #expect(pthread_equal(threads.unsynced, threads.caller) != 0)
+    }
 }

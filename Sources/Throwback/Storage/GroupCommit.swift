@@ -11,9 +11,10 @@ import Synchronization
 /// The first writer to find no commit under way leads: it runs the transactions itself, on
 /// its own thread, until no write is left, and then wakes the writers it served. So a write
 /// that meets no other costs no hand-off to another thread. But the writer's thread is often
-/// the one that drives every transfer, so it never waits for the write lock: when another
-/// connection holds it (another process's `backup` or `post-weekly`), the store's own thread
-/// takes over the lead and waits, while polls and sends go on. Writes run without savepoints;
+/// the one that drives every transfer, so it never waits for the disk: a batch that must be
+/// synced, and any commit while another connection holds the write lock (another process's
+/// `backup` or `post-weekly`), are led by the store's own thread instead, which syncs and
+/// waits while polls and sends go on. Writes run without savepoints;
 /// should one throw, its transaction is rolled back and each of its writes runs again on its
 /// own, so that only the failing one fails. A write's body must therefore do nothing but
 /// database work (it may run twice, the first time rolled back).
@@ -35,8 +36,8 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let queue = Mutex(Queue())
-    /// Where commits wait for a write lock another connection holds, so that no caller's
-    /// thread does.
+    /// Where commits are synced, and wait for a write lock another connection holds, so that
+    /// no caller's thread does.
     private let committer = DispatchQueue(label: "vinylogue.store.commits")
     /// How many times the log was synced after a commit: for tests.
     private let logSyncs = Atomic<Int>(0)
@@ -64,12 +65,12 @@ final class GroupCommit: Sendable {
             // Writers that are ready to run join this transaction: on one thread they would
             // otherwise commit one by one.
             await Task.yield()
-            // Here while the write lock is free, as it nearly always is; once another
-            // connection holds it, the store's own thread commits the rest, waiting for it.
-            if !commitAll(waitingForTheLock: false) {
+            // Here while the write lock is free and no sync is due; then the store's own
+            // thread commits the rest.
+            if !commitAll(onStoreThread: false) {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     committer.async {
-                        _ = self.commitAll(waitingForTheLock: true)
+                        _ = self.commitAll(onStoreThread: true)
                         done.resume()
                     }
                 }
@@ -81,14 +82,18 @@ final class GroupCommit: Sendable {
         return try write.result() as! T
     }
 
-    /// Commits batch after batch until no write waits, then gives up the lead. Without
-    /// `waitingForTheLock`, it stops at a write lock another connection holds and returns
-    /// false, its writes queued again and the lead kept.
-    private func commitAll(waitingForTheLock waiting: Bool) -> Bool {
+    /// Commits batch after batch until no write waits, then gives up the lead. Off the store's
+    /// thread, it stops at a batch to be synced or a write lock another connection holds and
+    /// returns false, the batch queued again and the lead kept.
+    private func commitAll(onStoreThread: Bool) -> Bool {
         while let batch = nextBatch() {
+            if !onStoreThread, batch.contains(where: \.synced) {
+                requeue(batch)
+                return false
+            }
             do {
                 try writer.writeWithoutTransaction { db in
-                    try commit(batch, in: db, syncing: batch.contains { $0.synced }, waiting: waiting)
+                    try commit(batch, in: db, syncing: batch.contains { $0.synced }, onStoreThread: onStoreThread)
                 }
                 for write in batch { write.finish(nil) }
             } catch is LockTaken {
@@ -97,7 +102,7 @@ final class GroupCommit: Sendable {
             } catch where batch.count > 1 {
                 for (index, write) in batch.enumerated() {
                     do {
-                        try writer.writeWithoutTransaction { db in try commit([write], in: db, syncing: write.synced, waiting: waiting) }
+                        try writer.writeWithoutTransaction { db in try commit([write], in: db, syncing: write.synced, onStoreThread: onStoreThread) }
                         write.finish(nil)
                     } catch is LockTaken {
                         requeue(Array(batch[index...]))
@@ -127,8 +132,8 @@ final class GroupCommit: Sendable {
     /// Runs `writes` in one transaction, begun and committed by statements prepared once
     /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
     /// `syncing` says whether the commit is synced to disk.
-    private func commit(_ writes: [Write], in db: Database, syncing: Bool, waiting: Bool) throws {
-        if waiting {
+    private func commit(_ writes: [Write], in db: Database, syncing: Bool, onStoreThread: Bool) throws {
+        if onStoreThread {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         } else {
             // Only BEGIN waits for the lock: once it is taken, nothing else in the transaction does.
