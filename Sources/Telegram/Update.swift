@@ -1,3 +1,4 @@
+import Foundation
 import Networking
 
 // Bot API types, reduced to the fields the bot reads. Decoding ignores every other field,
@@ -116,5 +117,28 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
             return "k:\(change.chat.id):\(change.date):\(change.oldChatMember.status)>\(change.newChatMember.status)"
         }
         return nil
+    }
+}
+
+/// An update as it arrived: read leniently, so that one whose content does not read keeps its
+/// id (the poller can still confirm it) with the rest `nil`, and its JSON as Telegram sent
+/// it, which the journal keeps until the update is handled.
+public struct ReceivedUpdate: JSONReadable, Sendable {
+    public var update: Update
+    public var json: [UInt8]
+
+    public init(json node: JSONNode) throws {
+        if let update = try? Update(json: node) {
+            self.update = update
+        } else {
+            update = Update(updateID: try node.required("update_id") { $0.int64 })
+        }
+        json = Array(node.source)
+    }
+
+    /// An update made here rather than received (a test's, say), with its JSON encoded.
+    public init(_ update: Update) {
+        self.update = update
+        json = (try? JSONEncoder().encode(update)).map { [UInt8]($0) } ?? []
     }
 }
