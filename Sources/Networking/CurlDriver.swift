@@ -124,3 +124,57 @@ final class CurlDriver: TaskExecutor, Sendable {
         }
     }
 }
+
+// The curl thread's side of the inbox, used only by `CurlLoop`.
+extension CurlDriver {
+    /// Makes the multi handle reachable for wakeups.
+    func publish(_ handle: CurlWakeHandle) {
+        inbox.withLock { $0.wakeHandle = handle }
+    }
+
+    /// Moves queued submissions, cancellations and jobs into the given (empty) arrays, whose
+    /// capacity the inbox keeps. Returns whether the transport is shutting down.
+    func take(_ submissions: inout [CurlSubmission], _ cancellations: inout [UInt64], _ jobs: inout [UnownedJob]) -> Bool {
+        inbox.withLock { inbox in
+            swap(&inbox.submissions, &submissions)
+            swap(&inbox.cancellations, &cancellations)
+            swap(&inbox.jobs, &jobs)
+            inbox.sleeping = false
+            inbox.wakeupPending = false
+            return inbox.isShuttingDown
+        }
+    }
+
+    /// The thread is back from its wait: what is queued from now on needs no wakeup.
+    func awake() {
+        inbox.withLock { $0.sleeping = false }
+    }
+
+    /// Whether the thread may wait: nothing is queued. From then on, what is queued wakes it.
+    func prepareToSleep() -> Bool {
+        inbox.withLock { inbox in
+            inbox.sleeping = inbox.isEmpty && !inbox.isShuttingDown
+            return inbox.sleeping
+        }
+    }
+
+    /// Unpublishes the wake handle and makes every later request fail with `error`; the
+    /// submissions still queued fail with it, and the jobs still queued go to the global
+    /// executor.
+    func retireAndSettle(with error: TransportError) {
+        let (left, jobs) = inbox.withLock { inbox in
+            inbox.wakeHandle = nil
+            inbox.isShuttingDown = true
+            if inbox.failure == nil { inbox.failure = error }
+            inbox.cancellations.removeAll()
+            defer { (inbox.submissions, inbox.jobs) = ([], []) }
+            return (inbox.submissions, inbox.jobs)
+        }
+        for submission in left {
+            submission.continuation.resume(throwing: error)
+        }
+        for job in jobs {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
+    }
+}
