@@ -94,7 +94,7 @@ extension ChatUpdateHandler {
         _ request: TelegramRequest<some JSONReadable>, in chat: Int64, collage: CollageKey? = nil
     ) -> OutboxMessage {
         OutboxMessage(
-            chatID: chat, kind: .reply, request: request, collage: collage,
+            chatID: chat, kind: .reply, request: request, photoKey: collage?.photoKey,
             expiresAt: lifetimes.replyExpiry(askedAt: now())
         )
     }

@@ -113,7 +113,7 @@ public struct InlineThrowbacks: Sendable {
                     TelegramRequest<SentMessage>.sendPhoto(chatID: collageChat, photo: photo.source, captionHTML: caption).patient(for: Self.editPatience)
                 )
                 guard let uploaded = upload.photoFileID else { return }
-                if let key = photo.reusableKey { await photos.sent(key, as: upload, uploaded: true) }
+                if let key = photo.reusableKey { await photos.uploaded(key, as: upload) }
                 fileID = uploaded
             }
             let keyboard = YearNavigation.buttons(for: reply).keyboard

@@ -125,9 +125,8 @@ public final class CollagePhotos: Sendable {
         await maker.collage(of: albums)
     }
 
-    /// Telegram accepted a collage: an upload's `file_id` is kept for every later throwback.
-    public func sent(_ key: CollageKey, as message: SentMessage, uploaded: Bool) async {
-        guard uploaded else { return metrics.increment("vinylogue_collage_uploads_saved_total") }
+    /// Telegram accepted an upload of a collage: its `file_id` is kept for every later throwback.
+    public func uploaded(_ key: CollageKey, as message: SentMessage) async {
         guard let fileID = message.photoFileID else { return }
         known.set(.uploaded(fileID: fileID), forKey: key)
         drawn.removeValue(forKey: key)
@@ -149,5 +148,43 @@ public final class CollagePhotos: Sendable {
     public func redraw(_ key: CollageKey) async -> Data? {
         guard let albums = albums.value(forKey: key), case .collage(let collage) = await maker.outcome(of: albums) else { return nil }
         return collage.jpeg
+    }
+}
+
+// The outbox knows a collage's picture only by its key as text, and asks the collages about it.
+extension CollagePhotos: ReusablePhotos {
+    public func fileID(forPhoto key: String) async -> String? {
+        guard let key = CollageKey(photoKey: key) else { return nil }
+        return await fileID(for: key)
+    }
+
+    public func sent(photo key: String, as message: SentMessage, uploaded: Bool) async {
+        guard uploaded else { return metrics.increment("vinylogue_collage_uploads_saved_total") }
+        guard let key = CollageKey(photoKey: key) else { return }
+        await self.uploaded(key, as: message)
+    }
+
+    public func refused(photo key: String) async {
+        guard let key = CollageKey(photoKey: key) else { return }
+        await refused(key)
+    }
+
+    public func remade(photo key: String) async -> InputFile? {
+        guard let key = CollageKey(photoKey: key), let jpeg = await redraw(key) else { return nil }
+        return InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
+    }
+}
+
+extension CollageKey {
+    /// The key as the outbox keeps it with a message: week, tab, filter, tab, user.
+    var photoKey: String {
+        "\(week)\t\(minimumPlayCount)\t\(user)"
+    }
+
+    /// A key read back from the outbox; nil for text that is no key.
+    init?(photoKey text: String) {
+        let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let week = Int64(parts[0]), let minimum = Int(parts[1]) else { return nil }
+        self.init(user: String(parts[2]), week: week, minimumPlayCount: minimum)
     }
 }

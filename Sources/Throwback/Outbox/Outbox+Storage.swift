@@ -23,7 +23,7 @@ extension StoreTransaction {
             try insertBody.run(
                 .integer(message.id), .text(message.request.method), .blob(parameters),
                 message.request.attachments[OutboxCoding.photoPart].map { .blob($0.data) } ?? .null,
-                .text(message.collage.map(OutboxCoding.collage))
+                .text(message.photoKey)
             )
             return message
         }
@@ -139,10 +139,6 @@ enum OutboxCoding {
     /// The part name of the one file a message may upload (`sendPhoto`, `editMessageMedia`).
     static let photoPart = "photo"
 
-    static func collage(_ key: CollageKey) -> String {
-        "\(key.week)\t\(key.minimumPlayCount)\t\(key.user)"
-    }
-
     /// The messages with these ids, in order, without the uploads' bytes: they are read one at
     /// a time, as each is sent.
     static func messages(_ ids: [Int64], in db: Database) throws -> [OutboxMessage] {
@@ -168,16 +164,10 @@ enum OutboxCoding {
         else { return nil }
         var message = OutboxMessage(
             chatID: row["chatID"], kind: kind, request: TelegramRequest<MessageReceipt>(method: method, encodedParameters: encoded),
-            collage: (row["collage"] as String?).flatMap(collageKey), expiresAt: expiresAt
+            photoKey: row["collage"] as String?, expiresAt: expiresAt
         )
         message.id = row["id"]
         message.uploadInRow = row["uploads"]
         return message
-    }
-
-    private static func collageKey(_ text: String) -> CollageKey? {
-        let parts = text.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let week = Int64(parts[0]), let minimum = Int(parts[1]) else { return nil }
-        return CollageKey(user: String(parts[2]), week: week, minimumPlayCount: minimum)
     }
 }

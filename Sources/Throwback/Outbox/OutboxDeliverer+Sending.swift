@@ -3,7 +3,7 @@ import Logging
 import Networking
 import Telegram
 
-// Sending one claimed message, by `file_id` where its collage has one, or with its bytes.
+// Sending one claimed message, by `file_id` where its picture has one, or with its bytes.
 extension OutboxDeliverer {
     /// What became of a lane's first message.
     enum Step {
@@ -29,11 +29,11 @@ extension OutboxDeliverer {
         complete(message, step)
     }
 
-    /// The request as it goes now: an upload of a collage that has a `file_id` by now is sent
+    /// The request as it goes now: an upload of a picture that has a `file_id` by now is sent
     /// by that id instead; an upload read back from the outbox gets its bytes.
     private func prepared(_ message: OutboxMessage) async throws -> TelegramRequest<MessageReceipt> {
         let uploads = message.uploadInRow || !message.request.attachments.isEmpty
-        if uploads, let key = message.collage, let photos, let fileID = await photos.fileID(for: key) {
+        if uploads, let key = message.photoKey, let photos, let fileID = await photos.fileID(forPhoto: key) {
             return message.request.withPhoto(.fileID(fileID))
         }
         guard message.uploadInRow, let photo = try await store.upload(of: message) else { return message.request }
@@ -59,8 +59,8 @@ extension OutboxDeliverer {
                 limiter.commit(in: sent.chatID, now: clock.elapsed())
                 followMigration(from: message.chatID, to: sent.chatID)
             }
-            if let key = message.collage, let sent = receipt.message {
-                await photos?.sent(key, as: sent, uploaded: !request.attachments.isEmpty)
+            if let key = message.photoKey, let sent = receipt.message {
+                await photos?.sent(photo: key, as: sent, uploaded: !request.attachments.isEmpty)
             }
             // Recorded with the next write: until then, a crash leaves it counted as possibly
             // sent, which is as good, since it is never sent again either way.

@@ -63,11 +63,10 @@ extension OutboxDeliverer {
             return .done
         }
         // A stored picture Telegram no longer knows is drawn again and uploaded, once.
-        if request.sendsStoredPhoto, let key = message.collage, let photos {
-            await photos.refused(key)
-            if let jpeg = await photos.redraw(key) {
+        if request.sendsStoredPhoto, let key = message.photoKey, let photos {
+            await photos.refused(photo: key)
+            if let upload = await photos.remade(photo: key) {
                 logger.notice("Telegram refused a stored collage; sending it drawn again")
-                let upload = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
                 return await send(message, request: request.withPhoto(.upload(upload)), failures: failures)
             }
         }

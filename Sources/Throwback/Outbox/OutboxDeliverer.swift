@@ -78,7 +78,7 @@ public final class OutboxDeliverer: Sendable {
     let store: BotStore
     /// Sends one message through the Telegram client chain, compiled for that chain.
     let sendMessage: @Sendable (TelegramRequest<MessageReceipt>) async throws -> MessageReceipt
-    let photos: CollagePhotos?
+    let photos: (any ReusablePhotos)?
     /// Run on the hourly tick: it keeps every table of the store within its bound.
     let pruner: StoragePruner?
     let settings: Settings
@@ -104,7 +104,7 @@ public final class OutboxDeliverer: Sendable {
     ///     sends what it enqueued.
     ///   - executor: where sending runs; the Telegram transport's `executor`.
     public init(
-        store: BotStore, telegram: some TelegramClient, photos: CollagePhotos?, pruner: StoragePruner? = nil, settings: Settings = Settings(),
+        store: BotStore, telegram: some TelegramClient, photos: (any ReusablePhotos)?, pruner: StoragePruner? = nil, settings: Settings = Settings(),
         clock: any Clock<Duration>, now: @escaping @Sendable () -> Date, metrics: BotMetrics = .none, logger: Logger,
         executor: (any TaskExecutor)? = nil
     ) {

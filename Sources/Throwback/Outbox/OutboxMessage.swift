@@ -26,21 +26,21 @@ public struct OutboxMessage: Sendable {
     public var chatID: Int64
     public var kind: Kind
     public var request: TelegramRequest<MessageReceipt>
-    /// The collage an uploaded picture is: once one upload of it has a `file_id`, the others
-    /// send that instead, and the `file_id` is kept.
-    public var collage: CollageKey?
+    /// The picture an upload is, by its `ReusablePhotos` key: once one upload of it has a
+    /// `file_id`, the others send that instead, and the `file_id` is kept.
+    public var photoKey: String?
     public var expiresAt: Date
     /// The picture to upload is in the outbox row, not in `request`: read back from the
     /// database, a row's upload is loaded only when it is about to be sent.
     var uploadInRow = false
 
     public init(
-        chatID: Int64, kind: Kind, request: TelegramRequest<some JSONReadable>, collage: CollageKey? = nil, expiresAt: Date
+        chatID: Int64, kind: Kind, request: TelegramRequest<some JSONReadable>, photoKey: String? = nil, expiresAt: Date
     ) {
         self.chatID = chatID
         self.kind = kind
         self.request = request.receipted
-        self.collage = collage
+        self.photoKey = photoKey
         self.expiresAt = expiresAt
     }
 }
