@@ -22,8 +22,10 @@ let package = Package(
     products: [
         .executable(name: "vinylogue-bot", targets: ["vinylogue-bot"]),
         .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "WeeklyCharts", targets: ["WeeklyCharts"]),
         .library(name: "LastFM", targets: ["LastFM"]),
         .library(name: "ListenBrainz", targets: ["ListenBrainz"]),
+        .library(name: "LibreFM", targets: ["LibreFM"]),
         .library(name: "Telegram", targets: ["Telegram"]),
         .library(name: "Throwback", targets: ["Throwback"]),
         .library(name: "Covers", targets: ["Covers"]),
@@ -58,16 +60,24 @@ let package = Package(
         ),
         // Linux's epoll, for the curl thread's wait (`SocketEvents`).
         .systemLibrary(name: "CEventPoll"),
+        // The weekly charts every listening source answers with, on Last.fm's week grid.
+        .target(name: "WeeklyCharts", swiftSettings: swiftSettings),
+        // Each listening source is a target of its own, answering in `WeeklyCharts`.
         .target(
             name: "LastFM",
-            dependencies: ["Networking", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Networking", "WeeklyCharts", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // ListenBrainz's listens API; weeks are built from raw listens on Last.fm's week grid,
-        // whose chart models it shares.
+        // ListenBrainz's listens API; weeks are built from raw listens.
         .target(
             name: "ListenBrainz",
-            dependencies: ["Networking", "LastFM", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Networking", "WeeklyCharts", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // Libre.fm speaks Last.fm's protocol, without weekly charts: weeks are built from scrobbles.
+        .target(
+            name: "LibreFM",
+            dependencies: ["LastFM", "WeeklyCharts"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -78,8 +88,10 @@ let package = Package(
         .target(
             name: "Throwback",
             dependencies: [
+                "WeeklyCharts",
                 "LastFM",
                 "ListenBrainz",
+                "LibreFM",
                 "Covers",
                 "Telegram",
                 "Networking",
@@ -158,7 +170,7 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-load",
             dependencies: [
-                "TestSupport", "Throwback", "LastFM", "Telegram", "Networking",
+                "TestSupport", "Throwback", "WeeklyCharts", "LastFM", "Telegram", "Networking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -168,15 +180,15 @@ let package = Package(
         ]),
         .testTarget(name: "LastFMTests", dependencies: [
             "TestLogging",
-            "LastFM", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "LastFM", "WeeklyCharts", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "ListenBrainzTests", dependencies: [
             "TestLogging",
-            "ListenBrainz", "LastFM", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "ListenBrainz", "WeeklyCharts", "Networking", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "ThrowbackTests", dependencies: [
             "TestLogging",
-            "Throwback", "LastFM", "ListenBrainz", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
+            "Throwback", "WeeklyCharts", "LastFM", "ListenBrainz", "Telegram", "Networking", "Covers", "TestSupport", .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
@@ -189,7 +201,7 @@ let package = Package(
         .testTarget(name: "CoversTests", dependencies: ["Covers", "CGD"], linkerSettings: [.linkedLibrary("gd")]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "TestLogging", "Covers",
-            "Operations", "Throwback", "LastFM", "ListenBrainz", "Telegram", "Networking", "TestSupport",
+            "Operations", "Throwback", "WeeklyCharts", "LastFM", "ListenBrainz", "Telegram", "Networking", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Clocks", package: "swift-clocks"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),

@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import WeeklyCharts
 
 /// Where cached Last.fm answers live. The in-memory store below is the default;
 /// a persistent store plugs in through the same port.

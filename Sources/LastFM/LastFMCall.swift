@@ -1,4 +1,5 @@
 import Foundation
+import WeeklyCharts
 
 /// One typed Last.fm API call: the method, its parameters, how to decode it, and how long
 /// its answer stays true. Adaptors (retry, rate limit, cache) work on calls, not methods.

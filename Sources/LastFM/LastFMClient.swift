@@ -1,3 +1,5 @@
+import WeeklyCharts
+
 /// The one client protocol. The HTTP client implements it, and so does every adaptor
 /// (retry, rate limit, cache), each wrapping another client, so callers never know
 /// which concerns are in the chain.

@@ -1,4 +1,5 @@
 import Foundation
+import WeeklyCharts
 
 // Last.fm's JSON is an XML API translated mechanically. These wrappers absorb its quirks
 // so that the models below can be plain structs.

@@ -1,4 +1,5 @@
 import Foundation
+import WeeklyCharts
 
 // The JSON envelopes of each method, decoded leniently and turned into the public models.
 

@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// A user's listening history as ListenBrainz tells it in one small request: their spelling
 /// and the span of their listens.

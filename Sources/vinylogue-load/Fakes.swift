@@ -1,7 +1,7 @@
 import Foundation
-import LastFM
 import TestSupport
 import Throwback
+import WeeklyCharts
 
 /// The project's HTTP fakes of Telegram and Last.fm on 127.0.0.1, and the environment that
 /// points a `vinylogue-bot` child process at them. Each measurement gets fresh fakes, so

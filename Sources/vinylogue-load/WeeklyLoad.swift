@@ -1,7 +1,7 @@
 import Foundation
-import LastFM
 import TestSupport
 import Throwback
+import WeeklyCharts
 
 /// One cold weekly post, `vinylogue-bot post-weekly`, for a chat that tracks `users` people,
 /// timed from spawn to exit and set against the floor that the two APIs' limits put under it.

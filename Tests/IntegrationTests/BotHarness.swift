@@ -1,7 +1,6 @@
 import Clocks
 import Covers
 import Foundation
-import LastFM
 import Logging
 import Networking
 import ServiceLifecycle
@@ -9,6 +8,7 @@ import Synchronization
 import Telegram
 import TestSupport
 import Throwback
+import WeeklyCharts
 
 /// A bot wired like production, against the Telegram and Last.fm fakes on loopback.
 struct BotHarness {

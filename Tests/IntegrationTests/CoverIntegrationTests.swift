@@ -1,13 +1,13 @@
 import Clocks
 import Covers
 import Foundation
-import LastFM
 import Synchronization
 import Telegram
 import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// A renderer that records the tiles it was given and draws with the real one, or fails.
 final class RecordingRenderer: CollageRendering {

@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// The real HTTP client, with its adaptors, against a Last.fm fake on 127.0.0.1.
 @Suite(.capturingLogs, .timeLimit(.minutes(2))) struct LastFMClientIntegrationTests {

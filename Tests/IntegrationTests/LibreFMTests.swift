@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// Libre.fm answered as GNU FM answers: errors with HTTP 200 in two shapes, error 7 for an
 /// empty page and for an unknown user, `totalPages` counting every scrobble, exclusive bounds,

@@ -1,10 +1,10 @@
 import Covers
 import Foundation
-import LastFM
 import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// The operator's commands beside the bot: `post-weekly --dry-run`, `chats`, `backup`, and
 /// `throwback --collage`, run as the built executable.

@@ -1,9 +1,9 @@
 import Foundation
-import LastFM
 import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// The outbox across real processes: `vinylogue-bot run` and `post-weekly` on one database.
 @Suite(.capturingLogs, .timeLimit(.minutes(2)), .serialized) struct OutboxProcessTests {

@@ -1,6 +1,5 @@
 import Clocks
 import Foundation
-import LastFM
 import Networking
 import Synchronization
 import Telegram
@@ -8,6 +7,7 @@ import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 extension WeeklyPostOutcome {
     /// The numbers of messages and of users of a post handed to the outbox.

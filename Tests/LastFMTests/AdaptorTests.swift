@@ -5,6 +5,7 @@ import Networking
 import Testing
 import TestSupport
 import TestLogging
+import WeeklyCharts
 
 private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}]}}"#
 

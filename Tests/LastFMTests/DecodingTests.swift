@@ -3,6 +3,7 @@ import LastFM
 import Testing
 import TestSupport
 import TestLogging
+import WeeklyCharts
 
 /// Feeds recorded-style Last.fm answers through the real client.
 private func client(_ steps: [ScriptedTransport.Step]) -> (HTTPLastFMClient, ScriptedTransport) {

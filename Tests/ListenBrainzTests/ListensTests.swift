@@ -1,12 +1,12 @@
 import Clocks
 import Foundation
-import LastFM
 import ListenBrainz
 import Networking
 import Synchronization
 import Testing
 import TestSupport
 import TestLogging
+import WeeklyCharts
 
 private let mbid = "8c1fd6e4-4c8f-4a8f-9a3e-1d2b3c4d5e6f"
 

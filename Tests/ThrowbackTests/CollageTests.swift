@@ -8,6 +8,7 @@ import Testing
 import TestSupport
 @testable import Throwback
 import TestLogging
+import WeeklyCharts
 
 @Suite(.capturingLogs) struct CollageTests {
     private func temporaryFolder() -> URL {

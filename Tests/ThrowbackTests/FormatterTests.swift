@@ -1,9 +1,9 @@
 import Foundation
-import LastFM
 import Telegram
 import Testing
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_000) // 19–25 Nov 2023
 

@@ -8,6 +8,7 @@ import Testing
 import TestSupport
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil, lastFMUser: String? = nil) -> CommandInvocation {
     var invocation = CommandInvocation(chatID: chat, isPrivateChat: chat > 0, userID: user)

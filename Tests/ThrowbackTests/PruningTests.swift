@@ -7,6 +7,7 @@ import Telegram
 import Testing
 import TestLogging
 @testable import Throwback
+import WeeklyCharts
 
 /// Every table has a bound: rows past their lifetime go in one pruning pass, rows still
 /// needed stay, and the listening cache keeps to its size.

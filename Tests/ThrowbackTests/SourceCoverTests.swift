@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 @testable import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// Last.fm's grey star, as `album.getInfo` lists it for an album without art.
 private let star = "https://lastfm.freetls.fastly.net/i/u/300x300/2a96cbd8b46e442fc41c2b86b821562f.png"

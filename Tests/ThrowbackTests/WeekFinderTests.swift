@@ -1,8 +1,8 @@
 import Foundation
-import LastFM
 import Testing
 import Throwback
 import TestLogging
+import WeeklyCharts
 
 /// Sunday 19 Nov 2023 12:00 UTC, a real Last.fm week boundary.
 private let sunday = 1_700_395_200

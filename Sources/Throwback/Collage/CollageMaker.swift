@@ -3,6 +3,7 @@ import Foundation
 import LastFM
 import Logging
 import Networking
+import WeeklyCharts
 
 /// Makes the cover collage of a week's top albums: each album's cover URL as its source named
 /// it (ListenBrainz's, in the Cover Art Archive), else from Last.fm's `album.getInfo` (cached

@@ -1,8 +1,8 @@
 import Foundation
-import LastFM
 import Logging
 import Networking
 import Telegram
+import WeeklyCharts
 
 /// The picture for a throwback reply: a collage uploaded before is sent again by the
 /// `file_id` Telegram gave it (in any chat), and a new one is rendered and uploaded once.

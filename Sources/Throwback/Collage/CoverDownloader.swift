@@ -1,8 +1,8 @@
 import Covers
 import Foundation
-import LastFM
 import Logging
 import Networking
+import WeeklyCharts
 
 /// Fetches album covers from wherever Last.fm says they are (Last.fm's image host, a
 /// Libre.fm setup's, or a test fake), through the same transport as the API calls.

@@ -1,6 +1,6 @@
 import Foundation
-import LastFM
 import Networking
+import WeeklyCharts
 
 /// The demo's ListenBrainz, answering `GET /1/user/{user}/listens` as listenbrainz-server does:
 /// `max_ts` and `min_ts` exclusive, newest first (with `min_ts`, the oldest `count` after it),

@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// Deterministic sample listening histories for a few demo users, computed week by week
 /// from a seeded generator, so the demo works offline and looks the same every run. Each of

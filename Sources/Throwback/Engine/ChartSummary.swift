@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// One user's week, ready to be formatted: albums ranked by plays, after the play-count filter.
 public struct ChartSummary: Sendable, Equatable {

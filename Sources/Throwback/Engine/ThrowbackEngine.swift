@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import WeeklyCharts
 
 /// The data flow of the original app: now and N years → target date → the chart range that
 /// contains it → that week's album chart → filtered by the play count → a summary.

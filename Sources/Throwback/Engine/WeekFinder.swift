@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// Finds the weekly chart range that contains "now minus N years" in a user's chart list.
 ///

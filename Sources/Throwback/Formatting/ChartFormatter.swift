@@ -1,7 +1,7 @@
 import Foundation
-import LastFM
 import Networking
 import Telegram
+import WeeklyCharts
 
 /// Renders throwbacks as plain text (console) or Telegram HTML.
 ///

@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// Words for a chart week: "17–23 Nov 2023", "27 Oct – 2 Nov 2023", "29 Dec 2023 – 4 Jan 2024".
 public enum WeekDescription {

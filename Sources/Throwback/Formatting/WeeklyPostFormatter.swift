@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// The text of a weekly post: a header, then one section per tracked user, packed into as
 /// few messages as fit Telegram's limit, split only between users.

@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import WeeklyCharts
 
 /// Keeps what a built source (ListenBrainz, Libre.fm) costs many requests to learn: a past
 /// week's chart for good, the list of weeks until the next week begins. The answers are

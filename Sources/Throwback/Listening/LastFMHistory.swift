@@ -1,4 +1,5 @@
 import LastFM
+import WeeklyCharts
 
 /// Last.fm as a listening source: its own weekly chart list and weekly album charts, through
 /// the Last.fm client chain (which retries, paces, breaks the circuit and caches).

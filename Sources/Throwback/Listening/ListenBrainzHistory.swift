@@ -1,6 +1,6 @@
 import Foundation
-import LastFM
 import ListenBrainz
+import WeeklyCharts
 
 /// ListenBrainz as a listening source. It has no chart for a past week, so a week is built
 /// from the user's raw listens (one request per 1000), and the weeks with data are those

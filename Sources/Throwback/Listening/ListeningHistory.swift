@@ -1,6 +1,7 @@
 import Foundation
 import LastFM
 import ListenBrainz
+import WeeklyCharts
 
 /// What the engine asks of a listening source: an account's spelling, the weeks it has data
 /// for, and one week's album chart. Last.fm answers from its weekly charts; ListenBrainz and

@@ -1,4 +1,5 @@
-import LastFM
+import WeeklyCharts
+
 
 /// Every source behind one `ListeningHistory`: a name's prefix picks the source (`lb:bob`
 /// is ListenBrainz, a bare name Last.fm), the source is asked with the bare name, and the

@@ -1,5 +1,6 @@
+import WeeklyCharts
+
 import Foundation
-import LastFM
 
 /// One tracked user's part of a weekly post.
 public struct WeeklyEntry: Sendable, Equatable {

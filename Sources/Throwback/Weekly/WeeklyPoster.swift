@@ -1,8 +1,8 @@
 import Foundation
-import LastFM
 import Logging
 import Networking
 import Telegram
+import WeeklyCharts
 
 /// What became of one chat's weekly post.
 public enum WeeklyPostOutcome: Sendable, Equatable {

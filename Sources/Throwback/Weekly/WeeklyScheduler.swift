@@ -1,8 +1,8 @@
 import Foundation
-import LastFM
 import Logging
 import Networking
 import ServiceLifecycle
+import WeeklyCharts
 
 /// When weekly posts are due, and for which chats.
 public struct WeeklyCalendar: Sendable {
