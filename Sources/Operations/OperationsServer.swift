@@ -10,6 +10,7 @@ import Throwback
 /// - `/healthz` answers 200 `ok` while polling has succeeded recently and the database takes
 ///   writes, and 503 with the reason otherwise.
 /// - `/metrics` is the Prometheus text format of the bot's registry.
+/// - In webhook mode, Telegram's updates are taken at the webhook URL's path (`WebhookServing`).
 public struct OperationsServer: Service, CustomStringConvertible {
     private let host: String
     private let port: Int
@@ -17,13 +18,16 @@ public struct OperationsServer: Service, CustomStringConvertible {
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
     private let onListening: @Sendable (Int) async -> Void
+    private let webhook: WebhookInbox?
 
     /// - Parameters:
     ///   - port: 0 picks a free port, which `onListening` is told.
+    ///   - webhook: where Telegram's updates go, when it posts them rather than being polled.
     public init(
-        host: String, port: Int, health: BotHealth, registry: PrometheusCollectorRegistry, logger: Logger,
+        host: String, port: Int, health: BotHealth, registry: PrometheusCollectorRegistry, logger: Logger, webhook: WebhookInbox? = nil,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
+        self.webhook = webhook
         self.host = host
         self.port = port
         self.health = health
@@ -53,6 +57,7 @@ public struct OperationsServer: Service, CustomStringConvertible {
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
             )
         }
+        if let webhook { router.serve(webhook, logger: logger) }
         let onListening = onListening
         let logger = logger
         let app = Application(

@@ -28,7 +28,7 @@ struct CheckCommand: AsyncParsableCommand {
         async let lastFM = services.lastFM()
         async let listenBrainz = services.listenBrainz()
         async let libreFM = services.libreFM()
-        let lines = await [telegram, lastFM, listenBrainz, libreFM]
+        let lines = await telegram + [lastFM, listenBrainz, libreFM]
         // Names and messages come from the servers: shown, never obeyed by the terminal.
         for line in lines { print("\(line.service): \(TerminalText.printable(line.text))") }
         var failed = lines.contains { !$0.isOK }
@@ -65,8 +65,9 @@ struct ServiceCheck: Sendable {
         self.transport = transport
     }
 
-    func telegram() async -> Line {
-        let line = { (isOK: Bool, text: String) in Line(service: "Telegram", isOK: isOK, text: text) }
+    /// The token's line and, once Telegram took the token, the webhook's.
+    func telegram() async -> [Line] {
+        let line = { (isOK: Bool, text: String) in [Line(service: "Telegram", isOK: isOK, text: text)] }
         let token: Secret
         do {
             token = try configuration.requireTelegramToken()
@@ -77,7 +78,7 @@ struct ServiceCheck: Sendable {
         let telegram = HTTPTelegramClient(transport: transport, baseURL: apiURL, token: token, logger: quiet)
         do {
             let me = try await telegram.getMe()
-            return line(true, "OK, the token belongs to @\(me.username ?? me.firstName).")
+            return line(true, "OK, the token belongs to @\(me.username ?? me.firstName).") + [await webhook(telegram)]
         } catch let error as TelegramError {
             return line(false, error.refusal(at: apiURL) ?? "could not ask \(apiURL.absoluteString): \(error).")
         } catch {

@@ -22,7 +22,11 @@ struct Environment {
             let configuration = loaded.configuration
             let level = configuration.logLevel
             let format = configuration.logFormat
-            let secrets = [configuration.telegramToken, configuration.lastFMAPIKey, configuration.listenBrainzToken]
+            // The webhook's secret too, derived from the token when not set.
+            let secrets = [
+                configuration.telegramToken, configuration.lastFMAPIKey, configuration.listenBrainzToken,
+                configuration.telegramToken.map(configuration.webhookSecret(token:)),
+            ]
             let redactor = SecretRedactor(secrets: secrets.compactMap { $0 })
             LoggingSystem.bootstrap { label in
                 var handler: any LogHandler = switch format {

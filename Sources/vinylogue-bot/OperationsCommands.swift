@@ -12,9 +12,10 @@ struct HealthcheckCommand: AsyncParsableCommand {
         commandName: "healthcheck",
         abstract: "Exit 0 if the running bot is healthy, 1 if not (for container health checks).",
         discussion: """
-            Healthy: Telegram answered a poll recently and the database takes writes. With HTTP_PORT \
-            set it asks the running bot's /healthz; without it, it reads when the bot last polled \
-            from the database, where the bot notes it.
+            Healthy: Telegram answered a poll recently (on a webhook: Telegram took the webhook and \
+            the HTTP server answers) and the database takes writes. With HTTP_PORT set it asks the \
+            running bot's /healthz; without it, it reads when the bot last polled from the database, \
+            where the bot notes it.
             """
     )
 
@@ -22,6 +23,11 @@ struct HealthcheckCommand: AsyncParsableCommand {
         let environment = try await Environment.load()
         let configuration = environment.configuration
         guard let port = configuration.httpPort else {
+            // A webhook is served on HTTP_PORT: without one, `run` refuses to start.
+            if configuration.webhookURL != nil {
+                print("unhealthy: TELEGRAM_WEBHOOK_URL is set without HTTP_PORT, so the bot cannot run")
+                throw ExitCode.failure
+            }
             guard let store = try environment.openExistingStore() else {
                 print("unhealthy: no database at \(configuration.databasePath)")
                 throw ExitCode.failure

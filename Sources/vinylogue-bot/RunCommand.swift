@@ -8,11 +8,11 @@ import ServiceLifecycle
 import Telegram
 import Throwback
 
-/// `vinylogue-bot run`: the long-polling Telegram bot, until SIGTERM or SIGINT.
+/// `vinylogue-bot run`: the Telegram bot, long polling or on a webhook, until SIGTERM or SIGINT.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run the Telegram bot (long polling) until SIGTERM or SIGINT."
+        abstract: "Run the Telegram bot (long polling, or a webhook with TELEGRAM_WEBHOOK_URL) until SIGTERM or SIGINT."
     )
 
     func run() async throws {
@@ -29,7 +29,8 @@ struct RunCommand: AsyncParsableCommand {
         var all = services.all
         if let port = configuration.httpPort {
             all.append(OperationsServer(
-                host: configuration.httpHost, port: port, health: services.health, registry: registry, logger: Logger(label: "http")
+                host: configuration.httpHost, port: port, health: services.health, registry: registry, logger: Logger(label: "http"),
+                webhook: services.webhook
             ))
         }
         let group = ServiceGroup(services: all, gracefulShutdownSignals: [.sigterm, .sigint], logger: environment.logger)

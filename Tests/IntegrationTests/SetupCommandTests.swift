@@ -54,6 +54,7 @@ import TestLogging
         #expect(valid.stderr.isEmpty, "\(valid.stderr)")
         #expect(valid.stdout == """
             Telegram: OK, the token belongs to @TheBot.
+            Webhook: none set, the bot polls.
             Last.fm: OK, the key works.
             ListenBrainz: OK, the token belongs to Bob.
             Libre.fm: OK, the server answers.
@@ -61,10 +62,10 @@ import TestLogging
             """)
         #expect(invalid.status == 1)
         let invalidLines = invalid.stdout.split(separator: "\n")
-        #expect(invalidLines.count == 4, "\(invalid.stdout)")
-        #expect(invalidLines.dropFirst(2).first == "ListenBrainz: LISTENBRAINZ_TOKEN was refused: copy it again from https://listenbrainz.org/settings/, or leave it empty.")
+        #expect(invalidLines.count == 5, "\(invalid.stdout)")
+        #expect(invalidLines.dropFirst(3).first == "ListenBrainz: LISTENBRAINZ_TOKEN was refused: copy it again from https://listenbrainz.org/settings/, or leave it empty.")
         #expect(none.status == 0, "\(none.stdout)")
-        #expect(none.stdout.split(separator: "\n").dropFirst(2).first == "ListenBrainz: OK (no token set; LISTENBRAINZ_TOKEN only raises the rate limit).")
+        #expect(none.stdout.split(separator: "\n").dropFirst(3).first == "ListenBrainz: OK (no token set; LISTENBRAINZ_TOKEN only raises the rate limit).")
         #expect(asked == 3)
         for result in [valid, invalid, none] {
             #expect(!result.stdout.contains(listenBrainzToken) && !result.stdout.contains(BotHarness.lastFMKey))

@@ -217,8 +217,10 @@ public struct BotAssembly: Sendable {
         public let outbox: OutboxDeliverer
         /// The weekly post as it would read, without sending.
         public let preview: WeeklyPostPreview
-        /// Whether polling works and the database takes writes, for `/healthz`.
+        /// Whether polling (or the webhook) works and the database takes writes, for `/healthz`.
         public let health: BotHealth
+        /// Where Telegram posts updates, for the HTTP server to serve; nil when the bot polls.
+        public let webhook: WebhookInbox?
 
         /// What `vinylogue-bot run` runs in its service group.
         public var all: [any Service] { [bot, scheduler] }
@@ -252,8 +254,15 @@ public struct BotAssembly: Sendable {
 
     /// The long-polling bot and its weekly post over `telegramTransport`, with their state in `store`.
     public func services(telegramTransport: any HTTPTransport, token: Secret, store: BotStore) -> Services {
-        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now)
+        var settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
+        settings.inlineCollageChat = configuration.inlineCollageChatID
         let logger = options.makeLogger("bot")
+        // The same kinds of update as polling asks for.
+        let webhook = configuration.webhook(token: token, allowedUpdates: settings.poller.allowedUpdates)
+            .map { WebhookInbox(registration: $0, logger: options.makeLogger("webhook")) }
+        let health = BotHealth(
+            store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now, byWebhook: webhook != nil
+        )
         let (http, calls, messages) = { ($0.polling, $0.calls, $0.messages) }(telegramClients(transport: telegramTransport, token: token, store: store))
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
@@ -276,14 +285,12 @@ public struct BotAssembly: Sendable {
         let weekly = WeeklyPostControls(
             calendar: calendar, changes: changes, posting: TelegramWeeklyPosting(poster: poster, now: options.now), now: options.now
         )
-        var settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
-        settings.inlineCollageChat = configuration.inlineCollageChatID
         let bot = BotService(
             telegram: calls, pollingClient: http,
             commands: commands(lastFM: lastFM, listening: listening, breaker: breaker, store: store, telegram: calls, weekly: weekly),
             store: store, journal: UpdateJournal(store: store, now: options.now), outbox: outbox, lifetimes: lifetimes, settings: settings,
             photos: photos, health: health, metrics: options.metrics, now: options.now, clock: options.clock,
-            chatActionClock: options.chatActionClock, apiURL: configuration.telegramAPIURL, executor: telegramTransport.executor, logger: logger
+            chatActionClock: options.chatActionClock, apiURL: configuration.telegramAPIURL, executor: telegramTransport.executor, webhook: webhook, logger: logger
         )
         let scheduler = WeeklyScheduler(
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,
@@ -291,7 +298,7 @@ public struct BotAssembly: Sendable {
         )
         return Services(
             bot: bot, scheduler: scheduler, poster: poster, outbox: outbox,
-            preview: WeeklyPostPreview(composer: composer, store: store, layout: poster.layout), health: health
+            preview: WeeklyPostPreview(composer: composer, store: store, layout: poster.layout), health: health, webhook: webhook
         )
     }
 }

@@ -6,6 +6,10 @@ import Synchronization
 /// database takes writes. "Recently" is two poll timeouts plus half a minute: a long poll
 /// that ends without updates still counts, so a healthy bot never goes that long.
 ///
+/// A bot on a webhook does not poll, and may hear nothing for days: it is healthy once
+/// Telegram took its `setWebhook` and while the database takes writes. That `/healthz`
+/// answers at all shows the HTTP server the updates arrive on is serving.
+///
 /// Successful polls are also stamped in the database, at most once per `stampInterval`, so
 /// that `healthcheck` in another process can tell the same without the HTTP endpoint.
 public final class BotHealth: Sendable {
@@ -17,8 +21,14 @@ public final class BotHealth: Sendable {
     private let now: @Sendable () -> Date
     private let allowedSilence: Duration
     private let polls = Mutex<(last: Duration?, stamped: Duration?)>((nil, nil))
+    private let byWebhook: Bool
+    private let webhookIsSet = Mutex(false)
 
-    public init(store: BotStore, pollTimeout: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date = Date.init) {
+    /// - Parameter byWebhook: updates arrive on a webhook rather than by polling.
+    public init(
+        store: BotStore, pollTimeout: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date = Date.init, byWebhook: Bool = false
+    ) {
+        self.byWebhook = byWebhook
         self.store = store
         self.clock = ElapsedClock(clock)
         self.now = now
@@ -48,8 +58,17 @@ public final class BotHealth: Sendable {
         }
     }
 
+    /// Telegram took the webhook.
+    public func webhookSet() async {
+        webhookIsSet.withLock { $0 = true }
+    }
+
     /// Healthy, or the reason not.
     public func check() async -> Result<Void, Unhealthy> {
+        if byWebhook {
+            guard webhookIsSet.withLock({ $0 }) else { return .failure(Unhealthy(reason: "the webhook has not been set with Telegram yet")) }
+            return await Self.check(silence: .zero, allowed: allowedSilence, store: store)
+        }
         guard let last = polls.withLock({ $0.last }) else { return .failure(Unhealthy(reason: "Telegram has not been polled successfully yet")) }
         return await Self.check(silence: clock.elapsed() - last, allowed: allowedSilence, store: store)
     }

@@ -5,8 +5,9 @@ import Networking
 import ServiceLifecycle
 import Telegram
 
-/// The long-polling bot as a service: start-up (`getMe`, `deleteWebhook`, the bot's profile),
-/// then poll → journal → dispatch → outbox until graceful shutdown, which cancels the
+/// The bot as a service: start-up (`getMe`, then `deleteWebhook` to poll or `setWebhook` for a
+/// webhook, the bot's profile), then poll (or take the webhook's posts) → journal → dispatch →
+/// outbox until graceful shutdown, which cancels the
 /// in-flight poll at once, gives updates in progress a few seconds, and then gives messages
 /// being sent a few seconds more. What is left waits in the inbox and the outbox for the
 /// next start.
@@ -58,6 +59,8 @@ public struct BotService: Service, CustomStringConvertible {
     /// Where polling and handling run: the Telegram transport's own thread, so that an
     /// update's answer and its reply never pass between threads.
     private let executor: (any TaskExecutor)?
+    /// Where Telegram posts updates instead of being polled; nil polls.
+    private let webhook: WebhookInbox?
     private let logger: Logger
 
     public init(
@@ -66,8 +69,9 @@ public struct BotService: Service, CustomStringConvertible {
         photos: CollagePhotos? = nil, health: BotHealth? = nil, metrics: BotMetrics = .none,
         now: @escaping @Sendable () -> Date = Date.init, clock: any Clock<Duration> = ContinuousClock(),
         chatActionClock: any Clock<Duration> = ContinuousClock(), apiURL: URL = HTTPTelegramClient.defaultBaseURL,
-        executor: (any TaskExecutor)? = nil, logger: Logger = Logger(label: "bot")
+        executor: (any TaskExecutor)? = nil, webhook: WebhookInbox? = nil, logger: Logger = Logger(label: "bot")
     ) {
+        self.webhook = webhook
         self.apiURL = apiURL
         self.executor = executor
         self.outbox = outbox
@@ -107,28 +111,15 @@ public struct BotService: Service, CustomStringConvertible {
             inlineCollageChat: settings.inlineCollageChat, scheduleChanges: commands.scheduleChanges, now: now, clock: clock,
             chatActionClock: chatActionClock, logger: logger
         )
-        let (journal, store, health, metrics, now) = (journal, store, health, metrics, now)
+        let health = health
+        let intake = UpdateIntake(journal: journal, store: store, metrics: metrics, now: now)
         let leftovers = try await journal.unhandled()
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
         }
         let poller = LongPoller(
             client: pollingClient, configuration: settings.poller, initialOffset: try await journal.offset(),
-            clock: clock, logger: logger,
-            onBatch: { batch, next in
-                let fresh = try await journal.record(batch, nextOffset: next)
-                // Not needed for correctness: each command reads its chat's settings if this failed.
-                try? await store.preloadSettings(for: Set(fresh.compactMap(\.chatID)))
-                metrics.increment("vinylogue_updates_received_total", by: Int64(fresh.count))
-                // How old the newest message was when it reached the bot. A button press carries
-                // no time of its own (its message's date is when the bot posted it), so only
-                // messages count.
-                if let newest = fresh.compactMap({ $0.message?.date }).filter({ $0 > 0 }).max() {
-                    metrics.record("vinylogue_poll_lag_seconds", max(0, now().timeIntervalSince1970 - Double(newest)))
-                }
-                return fresh
-            },
-            onPoll: { await health?.pollSucceeded() }
+            clock: clock, logger: logger, onBatch: intake.polled, onPoll: { await health?.pollSucceeded() }
         )
         let dispatcher = UpdateDispatcher(
             maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock, handler: handler
@@ -138,7 +129,13 @@ public struct BotService: Service, CustomStringConvertible {
             delivery.addTask { await outbox.run() }
             defer { delivery.cancelAll() }
             do {
-                try await dispatcher.run(chain(leftovers.async, poller))
+                if let webhook {
+                    // Opened only now: an update posted earlier would race the leftovers.
+                    defer { webhook.close() }
+                    try await dispatcher.run(chain(leftovers.async, webhook.open(intake)))
+                } else {
+                    try await dispatcher.run(chain(leftovers.async, poller))
+                }
             } catch {
                 await outbox.stop()
                 throw error
@@ -149,7 +146,7 @@ public struct BotService: Service, CustomStringConvertible {
         logger.info("bot stopped")
     }
 
-    /// Learns the bot's username, removes any webhook, and publishes the menus and descriptions.
+    /// Learns the bot's username, sets the webhook or removes any (to poll), and publishes the menus and descriptions.
     /// Retries while Telegram is unreachable; a rejected token ends it at once.
     /// Returns nil if cancelled first.
     private func startUp() async throws -> User? {
@@ -159,7 +156,14 @@ public struct BotService: Service, CustomStringConvertible {
         while !Task.isCancelled {
             do {
                 let me = try await pollingClient.getMe()
-                try await pollingClient.deleteWebhook()
+                if let webhook {
+                    try await pollingClient.setWebhook(webhook.registration)
+                    await health?.webhookSet()
+                    logger.info("receiving updates by webhook", metadata: ["url": "\(webhook.registration.url.absoluteString)"])
+                } else {
+                    // Telegram answers getUpdates with 409 while a webhook is set; pending updates are kept.
+                    try await pollingClient.deleteWebhook()
+                }
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
             } catch let error as TelegramError where error.isTransient {

@@ -28,8 +28,8 @@ extension BotConfiguration {
         return key
     }
 
-    /// What `run` needs, the bot token and the Last.fm key, or one error naming every problem
-    /// with them: fixing one only to be told of the next wastes a restart.
+    /// What `run` needs, the bot token and the Last.fm key (and, for a webhook, `HTTP_PORT`), or
+    /// one error naming every problem with them: fixing one only to be told of the next wastes a restart.
     public func requireBotCredentials() throws(ConfigurationError) -> (token: Secret, lastFMKey: Secret) {
         var problems: [ConfigurationError] = []
         func attempt(_ body: () throws(ConfigurationError) -> Secret) -> Secret? {
@@ -42,7 +42,8 @@ extension BotConfiguration {
         }
         let token = attempt(requireTelegramToken)
         let key = attempt(requireLastFMKey)
-        if let token, let key { return (token, key) }
+        if let port = webhookPortProblem { problems.append(port) }
+        if let token, let key, problems.isEmpty { return (token, key) }
         throw problems.count == 1 ? problems[0] : .several(problems)
     }
 }

@@ -155,6 +155,13 @@ extension BotConfiguration {
             throw ConfigurationError.invalid(key: "OUTBOX_LEASE", value: leaseText, expected: "a time between 1s and 10m, such as “30s” or “2m”")
         }
         outboxLease = .seconds(lease)
+        webhookURL = try text("telegram.webhook.url").map(Self.webhookURL(_:))
+        webhookSecret = try text("telegram.webhook.secret").map(Self.webhookSecret(_:))
+        let connections = try integer("telegram.webhook.max.connections") ?? 40
+        guard (1...100).contains(connections) else {
+            throw ConfigurationError.invalid(key: "TELEGRAM_WEBHOOK_MAX_CONNECTIONS", value: "\(connections)", expected: "a number between 1 and 100")
+        }
+        webhookMaxConnections = Int(connections)
     }
 
     /// Seconds, or a number with `s`, `m` or `h`: how every time in the configuration, and on

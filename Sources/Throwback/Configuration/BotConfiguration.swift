@@ -48,6 +48,13 @@ public struct BotConfiguration: Sendable {
     /// `OUTBOX_LEASE`: how long a process holds a chat's outbox without renewing it; once a
     /// process dies, another sends that chat's messages after this long.
     public var outboxLease: Duration
+    /// `TELEGRAM_WEBHOOK_URL`: the public HTTPS URL Telegram posts updates to; nil polls.
+    public var webhookURL: URL?
+    /// `TELEGRAM_WEBHOOK_SECRET`: the secret Telegram sends with each update; nil derives one
+    /// from the bot token (`webhookSecret(token:)`).
+    public var webhookSecret: Secret?
+    /// `TELEGRAM_WEBHOOK_MAX_CONNECTIONS`: how many updates Telegram may post at once.
+    public var webhookMaxConnections: Int
 
     public enum LogFormat: String, Sendable {
         case text
@@ -65,8 +72,11 @@ public struct BotConfiguration: Sendable {
         listeningCacheMB: Int = 50, replyTTL: Duration = .seconds(3600), outboxLease: Duration = .seconds(30),
         listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
         libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
-        inlineCollageChatID: Int64? = nil
+        inlineCollageChatID: Int64? = nil, webhookURL: URL? = nil, webhookSecret: Secret? = nil, webhookMaxConnections: Int = 40
     ) {
+        self.webhookURL = webhookURL
+        self.webhookSecret = webhookSecret
+        self.webhookMaxConnections = webhookMaxConnections
         self.inlineCollageChatID = inlineCollageChatID
         self.listenBrainzAPIURL = listenBrainzAPIURL
         self.listenBrainzToken = listenBrainzToken
@@ -95,7 +105,7 @@ public struct BotConfiguration: Sendable {
     }
 
     /// The keys whose values are secret.
-    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY", "LISTENBRAINZ_TOKEN"]
+    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY", "LISTENBRAINZ_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]
 
     /// Every key this program reads, as `.env.example` lists them.
     public static let keys = [
@@ -104,6 +114,7 @@ public struct BotConfiguration: Sendable {
         "DATABASE_PATH", "COVER_CACHE_MB", "LISTENING_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL", "OUTBOX_LEASE",
+        "TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_WEBHOOK_MAX_CONNECTIONS",
     ]
 
     /// One line with the effective configuration, secrets shown only as set or unset.
@@ -121,6 +132,8 @@ public struct BotConfiguration: Sendable {
             "REPLY_TTL=\(Int(replyTTL.seconds))s", "OUTBOX_LEASE=\(Int(outboxLease.seconds))s", "INLINE_COLLAGE_CHAT_ID=\(inlineCollageChatID.map(String.init) ?? "")",
             "LISTENBRAINZ_API_URL=\(listenBrainzAPIURL.absoluteString)", "LISTENBRAINZ_TOKEN=\(secret(listenBrainzToken))",
             "LIBREFM_API_URL=\(libreFMAPIURL.absoluteString)", "COVER_ART_ARCHIVE_URL=\(coverArtArchiveURL.absoluteString)",
+            "TELEGRAM_WEBHOOK_URL=\(webhookURL?.absoluteString ?? "off")", "TELEGRAM_WEBHOOK_SECRET=\(webhookSecret == nil ? "derived" : "set")",
+            "TELEGRAM_WEBHOOK_MAX_CONNECTIONS=\(webhookMaxConnections)",
         ].joined(separator: " ")
     }
 

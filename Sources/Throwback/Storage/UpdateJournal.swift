@@ -17,8 +17,8 @@ import Telegram
 ///
 /// Handled updates are forgotten by `StoragePruner`, once Telegram can no longer deliver them again.
 public struct UpdateJournal: Sendable {
-    private let store: BotStore
-    private let now: @Sendable () -> Date
+    let store: BotStore
+    let now: @Sendable () -> Date
 
     public init(store: BotStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
