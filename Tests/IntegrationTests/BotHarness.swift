@@ -92,7 +92,7 @@ struct BotHarness {
     /// flood limits (the fake Telegram measures them on the same clock), retries, backoff
     /// and the shutdown grace, on this harness's database. `breakerClock` drives the Last.fm
     /// circuit breaker; `chatActionClock`, when a slow answer shows "typing…"; `telegramTransport`,
-    /// if given, stands between the bot and the fake.
+    /// if given, stands between the bot and the fake; `webhook`, if given, is `TELEGRAM_WEBHOOK_URL`.
     func services(
         clock: any Clock<Duration>,
         poller: LongPoller.Configuration = .init(timeout: 30),
@@ -108,13 +108,15 @@ struct BotHarness {
         telegramURL: URL? = nil,
         inlineCollageChat: Int64? = nil,
         chatActionClock: any Clock<Duration> = ContinuousClock(),
-        telegramTransport: (any HTTPTransport)? = nil
+        telegramTransport: (any HTTPTransport)? = nil,
+        webhook: URL? = nil
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
         var configuration = configuration(admins: admins, rateLimits: rateLimits)
         if let telegramURL { configuration.telegramAPIURL = telegramURL }
         configuration.inlineCollageChatID = inlineCollageChat
+        configuration.webhookURL = webhook
         let assembly = BotAssembly(
             configuration: configuration, lastFMTransport: transport,
             lastFMKey: Secret(Self.lastFMKey),

@@ -33,6 +33,7 @@ import Telegram
 ///   same text or, with `is_personal`, for its asker alone; `typeInline` shows the kept one
 ///   without asking the bot, as the Bot API's `answerInlineQuery` documents.
 /// - Faults can be injected per method, once or until cleared (an outage).
+/// - A webhook can be set, and updates are then posted to it (`FakeTelegram+Webhook`).
 public actor FakeTelegram {
     /// One call the fake received, with its parameters from a JSON body or a form.
     public struct Call: Sendable {
@@ -161,7 +162,7 @@ public actor FakeTelegram {
     /// Acts like a Telegram that never saw the confirming poll: updates are delivered again.
     public var ignoresConfirmations = false
 
-    private struct Pending {
+    struct Pending {
         var id: Int64
         var body: [String: Any]
         var delivered = false
@@ -187,7 +188,7 @@ public actor FakeTelegram {
         var description: String
     }
 
-    private var pending: [Pending] = []
+    var pending: [Pending] = []
     private var nextUpdateID: Int64 = 1
     private var nextMessageID: Int64 = 1000
     private var nextQueryID = 1
@@ -221,7 +222,9 @@ public actor FakeTelegram {
     /// Groups that became supergroups, to their new ids.
     private var upgraded: [Int64: Int64] = [:]
     /// The kinds of update the bot last asked for; nil: Telegram's default.
-    private var allowedUpdates: Set<String>?
+    var allowedUpdates: Set<String>?
+    /// What `setWebhook` set; its URL is nil while there is none.
+    var webhook = Webhook()
     /// Inline answers Telegram keeps, by query text and, for a personal one, its asker.
     private var keptInlineAnswers: [InlineCacheKey: (answer: InlineAnswer, until: Duration)] = [:]
 
@@ -561,6 +564,9 @@ public actor FakeTelegram {
         case "getMe":
             return ok(["id": 42, "is_bot": true, "first_name": "Vinylogue", "username": botUsername, "can_join_groups": true])
         case "getUpdates":
+            if webhook.url != nil {
+                return refuse(method, 409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first")
+            }
             if let kinds = call.parameters["allowed_updates"] as? [String] { allowedUpdates = kinds.isEmpty ? nil : Set(kinds) }
             return await poll(
                 offset: (call.parameters["offset"] as? NSNumber)?.int64Value, timeout: (call.parameters["timeout"] as? NSNumber)?.intValue ?? 0,
@@ -598,6 +604,8 @@ public actor FakeTelegram {
             guard scopes.contains(scope) else { return refuse(method, 400, "Bad Request: wrong parameter scope") }
             menus[scope] = commands.compactMap { $0["command"] as? String }
             return ok(true)
+        case "setWebhook", "deleteWebhook", "getWebhookInfo":
+            return webhookCall(call)
         case "getMyDescription":
             return ok(["description": botDescription])
         case "getMyShortDescription":
@@ -1003,7 +1011,7 @@ public actor FakeTelegram {
         }
     }
 
-    private func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {
+    func refuse(_ method: String, _ code: Int, _ description: String, retryAfter: Int? = nil, migrateTo: Int64? = nil) -> FakeResponse {
         refusals.append(Refusal(method: method, code: code, description: description))
         return error(code, description, retryAfter: retryAfter, migrateTo: migrateTo)
     }
@@ -1017,7 +1025,7 @@ public actor FakeTelegram {
         return .json(object: body, status: code)
     }
 
-    private func ok(_ result: Any) -> FakeResponse {
+    func ok(_ result: Any) -> FakeResponse {
         .json(object: ["ok": true, "result": result])
     }
 }

@@ -100,6 +100,12 @@ public struct BotService: Service, CustomStringConvertible {
     }
 
     private func serve() async throws {
+        let intake = UpdateIntake(journal: journal, store: store, metrics: metrics, now: now)
+        let leftovers = try await journal.unhandled()
+        // The webhook opens after the leftovers are read, so that none is among both, and
+        // before Telegram learns of it, so that its first post finds it open.
+        let posted = webhook?.open(intake)
+        defer { webhook?.close() }
         guard let me = try await cancelWhenGracefulShutdown({ try await startUp() }) else {
             // A SIGTERM while Telegram is unreachable ends the retries at once: say so.
             return logger.notice("stopping before the bot started: Telegram start-up had not finished")
@@ -112,8 +118,6 @@ public struct BotService: Service, CustomStringConvertible {
             chatActionClock: chatActionClock, logger: logger
         )
         let health = health
-        let intake = UpdateIntake(journal: journal, store: store, metrics: metrics, now: now)
-        let leftovers = try await journal.unhandled()
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
         }
@@ -129,10 +133,8 @@ public struct BotService: Service, CustomStringConvertible {
             delivery.addTask { await outbox.run() }
             defer { delivery.cancelAll() }
             do {
-                if let webhook {
-                    // Opened only now: an update posted earlier would race the leftovers.
-                    defer { webhook.close() }
-                    try await dispatcher.run(chain(leftovers.async, webhook.open(intake)))
+                if let posted {
+                    try await dispatcher.run(chain(leftovers.async, posted))
                 } else {
                     try await dispatcher.run(chain(leftovers.async, poller))
                 }
