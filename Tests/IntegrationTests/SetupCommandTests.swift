@@ -1,4 +1,6 @@
 import Foundation
+import Networking
+import Telegram
 import Testing
 import TestSupport
 import Throwback
@@ -70,6 +72,39 @@ import TestLogging
         for result in [valid, invalid, none] {
             #expect(!result.stdout.contains(listenBrainzToken) && !result.stdout.contains(BotHarness.lastFMKey))
         }
+    }
+
+    /// `check` shows what `getWebhookInfo` says: the URL, the updates waiting, the last
+    /// delivery error, and what `run` will do about it; and `run` refuses a webhook without
+    /// `HTTP_PORT`, naming it with the other missing keys.
+    @Test func checkShowsTheWebhookTelegramHoldsAndRunNeedsAPortForOne() async throws {
+        let services = try await Services.start()
+        let telegramURL = try #require(URL(string: services.environment["TELEGRAM_API_URL"] ?? ""))
+        let client = HTTPTelegramClient(transport: CurlTransport(), baseURL: telegramURL, token: Secret(Self.token))
+        let hook = try #require(URL(string: "https://bot.example.org/hook"))
+        try await client.setWebhook(WebhookRegistration(url: hook, secret: Secret("s3cret"), allowedUpdates: ["message"], maxConnections: 10))
+        // Nobody listens where the proxy forwards: the update waits, and the error is kept.
+        let refusing = try RefusingPort()
+        await services.telegram.routeWebhook(to: refusing.baseURL)
+        await services.telegram.pushMessage("/tracked", chatID: -1)
+        #expect(await services.telegram.deliverWebhookUpdates().map(\.status) == [nil])
+        let polling = try await Executable.run(["check"], environment: services.environment)
+        var webhookEnvironment = services.environment
+        webhookEnvironment["TELEGRAM_WEBHOOK_URL"] = hook.absoluteString
+        let same = try await Executable.run(["check"], environment: webhookEnvironment)
+        try await client.deleteWebhook()
+        let none = try await Executable.run(["check"], environment: webhookEnvironment)
+        let run = try await Executable.run(["run"], environment: ["TELEGRAM_WEBHOOK_URL": hook.absoluteString])
+        await services.stop()
+
+        let line = { (result: Executable.Result) in result.stdout.split(separator: "\n").first { $0.hasPrefix("Webhook: ") } ?? "" }
+        #expect(line(polling).hasPrefix("Webhook: https://bot.example.org/hook, 1 update pending, last error at "), "\(polling.stdout)")
+        #expect(line(polling).hasSuffix(": Connection refused; `run` deletes it and polls, keeping pending updates."), "\(polling.stdout)")
+        #expect(line(same).hasSuffix(": Connection refused."), "\(same.stdout)")
+        #expect(line(none) == "Webhook: none set; `run` sets TELEGRAM_WEBHOOK_URL (https://bot.example.org/hook) at start.")
+        #expect(polling.status == 0 && same.status == 0 && none.status == 0)
+        #expect(run.status == 78)
+        #expect(run.stderr.contains("HTTP_PORT is not set") && run.stderr.contains("TELEGRAM_BOT_TOKEN is not set"), "\(run.stderr)")
     }
 
     /// A token or key that cannot be one is named as such, and nobody is asked with it.

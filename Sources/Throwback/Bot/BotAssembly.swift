@@ -257,12 +257,8 @@ public struct BotAssembly: Sendable {
         var settings = options.bot ?? BotService.Settings(poller: .init(timeout: configuration.pollTimeout))
         settings.inlineCollageChat = configuration.inlineCollageChatID
         let logger = options.makeLogger("bot")
-        // The same kinds of update as polling asks for.
-        let webhook = configuration.webhook(token: token, allowedUpdates: settings.poller.allowedUpdates)
-            .map { WebhookInbox(registration: $0, logger: options.makeLogger("webhook")) }
-        let health = BotHealth(
-            store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now, byWebhook: webhook != nil
-        )
+        let webhook = webhookInbox(token: token, allowedUpdates: settings.poller.allowedUpdates)
+        let health = BotHealth(store: store, pollTimeout: configuration.pollTimeout, clock: options.clock, now: options.now, byWebhook: webhook != nil)
         let (http, calls, messages) = { ($0.polling, $0.calls, $0.messages) }(telegramClients(transport: telegramTransport, token: token, store: store))
         let breaker = breaker()
         let lastFM = lastFM(breaker: breaker, store: store)
