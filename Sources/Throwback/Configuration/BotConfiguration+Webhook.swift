@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Networking
 import Telegram
@@ -50,7 +51,9 @@ extension BotConfiguration {
     /// `printf %s 'vinylogue-bot webhook secret' | openssl dgst -sha256 -hmac "$TELEGRAM_BOT_TOKEN"`.
     public func webhookSecret(token: Secret) -> Secret {
         if let webhookSecret { return webhookSecret }
-        let digest = SHA256.hmac(key: Array(token.reveal().utf8), message: Array("vinylogue-bot webhook secret".utf8))
+        let digest = HMAC<SHA256>.authenticationCode(
+            for: Array("vinylogue-bot webhook secret".utf8), using: SymmetricKey(data: Array(token.reveal().utf8))
+        )
         return Secret(digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
     }
 
