@@ -79,7 +79,7 @@ let package = Package(
         // Libre.fm speaks Last.fm's protocol, without weekly charts: weeks are built from scrobbles.
         .target(
             name: "LibreFM",
-            dependencies: ["LastFM", "WeeklyCharts"],
+            dependencies: ["LastFM", "Networking", "WeeklyCharts"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -38,15 +38,15 @@ public struct HTTPLastFMClient: LastFMClient {
             response = try await transport.send(request)
         } catch let error as TransportError {
             logger.warning("\(service) unreachable", metadata: ["method": "\(call.method)", "error": "\(redactor.redact(error.description))"])
-            throw LastFMError.transport(redactor.redact(error.description))
+            throw ListeningError(service, .transport(redactor.redact(error.description)))
         }
         do {
-            return try Self.interpret(response, for: call)
-        } catch let error as LastFMError {
+            return try Self.interpret(response, for: call, service: service)
+        } catch let error as ListeningError {
             let error = error.redacted(with: redactor)
             // A missing user is an answer, not an incident; failures of the service are.
             logger.log(
-                level: error.isServiceFailure ? .warning : .debug, "\(service) error",
+                level: error.verdict.isRefusal ? .debug : .warning, "\(service) error",
                 metadata: ["method": "\(call.method)", "error": "\(error)"]
             )
             throw error
@@ -68,22 +68,36 @@ public struct HTTPLastFMClient: LastFMClient {
 
     /// Turns a status and body into a value or a typed error. Error JSON wins over the status,
     /// because Last.fm sends it with 200 as often as with 4xx or 5xx.
-    static func interpret<Response>(_ response: HTTPResponse, for call: LastFMCall<Response>) throws -> Response {
+    static func interpret<Response>(_ response: HTTPResponse, for call: LastFMCall<Response>, service: String) throws -> Response {
         if let error = try? JSONDecoder().decode(ErrorBody.self, from: response.body) {
             if let answer = call.answerForError?(error.code) { return answer }
-            throw LastFMError.from(code: error.code, message: error.message, user: call.user)
+            throw ListeningError(service, reason(code: error.code, message: error.message, user: call.user))
         }
         switch response.status {
         case 200..<300:
             do {
                 return try call.decode(response.body)
             } catch {
-                throw LastFMError.undecodable("\(call.method): \(Self.describe(error))")
+                throw ListeningError(service, .undecodable("\(call.method): \(Self.describe(error))"))
             }
         case 500...:
-            throw LastFMError.temporarilyUnavailable("HTTP \(response.status)")
+            throw ListeningError(service, .temporarilyUnavailable("HTTP \(response.status)"))
         default:
-            throw LastFMError.rejected(code: response.status, message: "HTTP \(response.status)")
+            throw ListeningError(service, .rejected(code: response.status, message: "HTTP \(response.status)"))
+        }
+    }
+
+    /// What a Last.fm error code means.
+    ///
+    /// - Parameter user: the `user` parameter of the request, for errors 6 and 17.
+    static func reason(code: Int, message: String, user: String?) -> ListeningError.Reason {
+        switch code {
+        case 6 where user != nil: .userNotFound(user ?? "")
+        case 17 where user != nil: .privateProfile(user ?? "")
+        case 10, 26: .credentialsRefused
+        case 29: .rateLimited(retryAfter: nil)
+        case 8, 11, 16: .temporarilyUnavailable("error \(code): \(message)")
+        default: .rejected(code: code, message: message)
         }
     }
 

@@ -1,11 +1,20 @@
+import Networking
 import WeeklyCharts
 
-/// The one client protocol. The HTTP client implements it, and so does every adaptor
-/// (retry, rate limit, cache), each wrapping another client, so callers never know
+/// The one client protocol. The HTTP client implements it, and so does every adaptor (the
+/// generic ones, and the cache), each wrapping another client, so callers never know
 /// which concerns are in the chain.
-public protocol LastFMClient: Sendable {
-    /// Performs one call. Throws `LastFMError` or `CancellationError`.
+public protocol LastFMClient: ServiceClient {
+    /// Performs one call. Throws `ListeningError` or `CancellationError`.
     func send<Response>(_ call: LastFMCall<Response>) async throws -> Response
+}
+
+extension LastFMCall: APIRequest {}
+
+extension Adapted: LastFMClient where Base: LastFMClient {
+    public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
+        try await adaptor.call(call) { try await base.send(call) }
+    }
 }
 
 extension LastFMClient {

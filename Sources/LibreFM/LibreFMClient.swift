@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import Networking
 import WeeklyCharts
 
 /// Libre.fm's weeks and charts. It speaks Last.fm's 2.0 protocol, but its server (GNU FM)
@@ -24,56 +25,53 @@ public struct LibreFMClient: Sendable {
     private let client: any LastFMClient
     private let now: @Sendable () -> Date
 
-    /// - Parameter client: a Last.fm protocol client for `LIBREFM_API_URL`, with its own adaptors.
+    /// - Parameter client: a Last.fm protocol client for `LIBREFM_API_URL`, with its own
+    ///   adaptors, whose errors name Libre.fm.
     public init(client: any LastFMClient, now: @escaping @Sendable () -> Date = Date.init) {
         self.client = client
         self.now = now
     }
 
     public func account(_ name: String) async throws -> String {
-        try await libreFM { try await userInfo(name).name }
+        try await userInfo(name).name
     }
 
     public func weeks(of user: String) async throws -> [WeeklyChartRange] {
-        try await libreFM {
-            let now = now()
-            guard let first = try await firstScrobble(of: user), first <= now else { return [] }
-            var weeks: [WeeklyChartRange] = []
-            // A first scrobble before 1970 is no date: the weeks start no earlier, so they stay few.
-            var start = LastFMWeek.start(of: max(first, Date(timeIntervalSince1970: 0)))
-            while start <= now {
-                weeks.append(WeeklyChartRange(from: start, to: start.addingTimeInterval(LastFMWeek.length)))
-                start = start.addingTimeInterval(LastFMWeek.length)
-            }
-            return weeks
+        let now = now()
+        guard let first = try await firstScrobble(of: user), first <= now else { return [] }
+        var weeks: [WeeklyChartRange] = []
+        // A first scrobble before 1970 is no date: the weeks start no earlier, so they stay few.
+        var start = LastFMWeek.start(of: max(first, Date(timeIntervalSince1970: 0)))
+        while start <= now {
+            weeks.append(WeeklyChartRange(from: start, to: start.addingTimeInterval(LastFMWeek.length)))
+            start = start.addingTimeInterval(LastFMWeek.length)
         }
+        return weeks
     }
 
     public func albumChart(of user: String, in range: WeeklyChartRange) async throws -> WeeklyAlbumChart {
-        try await libreFM {
-            var tally = AlbumTally()
-            for page in 1...Self.maxPages {
-                guard let current = try await recentTracks(of: user, in: range, page: page) else {
-                    // Nothing on page 1: an empty week, unless there is no such user.
-                    if page == 1 { _ = try await userInfo(user) }
-                    break
-                }
-                // The track playing now, first on page 1 whatever the range, is no play.
-                let plays = current.tracks.compactMap { track in track.playedAt.map { (track, $0) } }
-                for (track, played) in plays where range.contains(played) {
-                    tally.add(artist: track.artist, album: track.album, cover: track.coverURL)
-                }
-                guard plays.count >= Self.pageSize else { break }
+        var tally = AlbumTally()
+        for page in 1...Self.maxPages {
+            guard let current = try await recentTracks(of: user, in: range, page: page) else {
+                // Nothing on page 1: an empty week, unless there is no such user.
+                if page == 1 { _ = try await userInfo(user) }
+                break
             }
-            return WeeklyAlbumChart(user: user, range: range, albums: tally.chart())
+            // The track playing now, first on page 1 whatever the range, is no play.
+            let plays = current.tracks.compactMap { track in track.playedAt.map { (track, $0) } }
+            for (track, played) in plays where range.contains(played) {
+                tally.add(artist: track.artist, album: track.album, cover: track.coverURL)
+            }
+            guard plays.count >= Self.pageSize else { break }
         }
+        return WeeklyAlbumChart(user: user, range: range, albums: tally.chart())
     }
 
     /// One page of scrobbles, newest first; nil when GNU FM says there is none (error 7).
     private func recentTracks(of user: String, in range: WeeklyChartRange?, page: Int, limit: Int = pageSize) async throws -> RecentTracksPage? {
         do {
             return try await client.send(.recentTracks(user: user, range: range, page: page, limit: limit))
-        } catch LastFMError.rejected(code: Self.nothingThere, _) {
+        } catch let error as ListeningError where error.rejectionCode == Self.nothingThere {
             return nil
         }
     }
@@ -82,8 +80,8 @@ public struct LibreFMClient: Sendable {
     private func userInfo(_ user: String) async throws -> LastFMUser {
         do {
             return try await client.userInfo(user)
-        } catch LastFMError.rejected(code: Self.nothingThere, _) {
-            throw LastFMError.userNotFound(user)
+        } catch let error as ListeningError where error.rejectionCode == Self.nothingThere {
+            throw ListeningError(error.service, .userNotFound(user))
         }
     }
 
@@ -96,34 +94,5 @@ public struct LibreFMClient: Sendable {
         let oldest = newest.totalPages > 1 ? try await recentTracks(of: user, in: nil, page: min(newest.totalPages, 10_000_000), limit: 1) : nil
         // The count GNU FM keeps may lag behind deletions; then the newest scrobble must do.
         return (oldest ?? newest).tracks.last { $0.playedAt != nil }?.playedAt
-    }
-
-    /// Runs a call, naming Libre.fm in its failures.
-    private func libreFM<T>(_ work: () async throws -> T) async throws -> T {
-        do {
-            return try await work()
-        } catch let error as LastFMError {
-            throw LibreFMError(error)
-        }
-    }
-}
-
-/// A Libre.fm failure: Last.fm's protocol errors, told as Libre.fm's.
-public struct LibreFMError: Error, Sendable, Equatable {
-    /// The protocol error as the Last.fm client read it.
-    public let underlying: LastFMError
-
-    public init(_ underlying: LastFMError) {
-        self.underlying = underlying
-    }
-
-    public var userMessage: String {
-        switch underlying {
-        case .userNotFound(let name): "No Libre.fm user is called “\(name)”."
-        case .privateProfile(let name): "\(name) keeps their Libre.fm listening data private."
-        case .rejected(_, let message): "Libre.fm refused the request: \(message.isEmpty ? "no reason given" : String(message.prefix(200)))."
-        case .invalidKey: "Libre.fm refused the bot’s key."
-        case .rateLimited, .temporarilyUnavailable, .transport, .undecodable: "Libre.fm is not answering just now. Try again in a minute."
-        }
     }
 }

@@ -39,13 +39,13 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
             response = try await transport.send(http)
         } catch let error as TransportError {
             logger.warning("ListenBrainz unreachable", metadata: ["error": "\(redactor.redact(error.description))"])
-            throw ListenBrainzError.transport(redactor.redact(error.description))
+            throw ListeningError(Self.service, .transport(redactor.redact(error.description)))
         }
         do {
             return try Self.interpret(response, for: request)
-        } catch let error as ListenBrainzError {
+        } catch let error as ListeningError {
             let error = error.redacted(with: redactor)
-            logger.log(level: error.isServiceFailure ? .warning : .debug, "ListenBrainz error", metadata: ["error": "\(error)"])
+            logger.log(level: error.verdict.isRefusal ? .debug : .warning, "ListenBrainz error", metadata: ["error": "\(error)"])
             throw error
         }
     }
@@ -61,7 +61,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         do {
             response = try await transport.send(http)
         } catch let error as TransportError {
-            throw ListenBrainzError.transport(redactor.redact(error.description))
+            throw ListeningError(Self.service, .transport(redactor.redact(error.description)))
         }
         struct Answer: Decodable {
             var valid: Bool
@@ -72,17 +72,13 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         switch response.status {
         case 200..<300:
             guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
-                throw ListenBrainzError.undecodable("validate-token: not the expected JSON")
+                throw ListeningError(Self.service, .undecodable("validate-token: not the expected JSON"))
             }
             return answer.valid ? .valid(user: answer.userName ?? "") : .invalid(message: answer.message ?? "")
         case 400 where token == nil:
             return .noToken
-        case 429:
-            throw ListenBrainzError.rateLimited(resetIn: ListenBrainzRateLimit(headers: response.headers)?.resetIn)
-        case 500...:
-            throw ListenBrainzError.temporarilyUnavailable("HTTP \(response.status)")
         default:
-            throw ListenBrainzError.rejected(status: response.status, message: redactor.redact(Self.message(in: response.body)))
+            throw Self.failure(response, user: nil).redacted(with: redactor)
         }
     }
 
@@ -117,29 +113,31 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         return components.url ?? defaultBaseURL
     }
 
+    /// The service's name in its errors.
+    static let service = "ListenBrainz"
+
     /// Turns a status and body into a page or a typed error.
     static func interpret(_ response: HTTPResponse, for request: ListensRequest) throws -> ListensPage {
-        let rateLimit = ListenBrainzRateLimit(headers: response.headers)
-        switch response.status {
-        case 200..<300:
-            do {
-                var page = try ListensPage.decode(response.body)
-                page.rateLimit = rateLimit
-                return page
-            } catch {
-                throw ListenBrainzError.undecodable("listens: not the expected JSON")
-            }
-        case 404:
-            throw ListenBrainzError.userNotFound(request.user)
-        case 429:
-            throw ListenBrainzError.rateLimited(resetIn: rateLimit?.resetIn)
-        case 401, 403:
-            throw ListenBrainzError.invalidToken
-        case 500...:
-            throw ListenBrainzError.temporarilyUnavailable("HTTP \(response.status)")
-        default:
-            throw ListenBrainzError.rejected(status: response.status, message: Self.message(in: response.body))
+        guard (200..<300).contains(response.status) else { throw failure(response, user: request.user) }
+        do {
+            var page = try ListensPage.decode(response.body)
+            page.rateLimit = ListenBrainzRateLimit(headers: response.headers)
+            return page
+        } catch {
+            throw ListeningError(service, .undecodable("listens: not the expected JSON"))
         }
+    }
+
+    /// The error a status other than 2xx stands for; a 404 is no such `user`, where one was asked for.
+    private static func failure(_ response: HTTPResponse, user: String?) -> ListeningError {
+        let reason: ListeningError.Reason = switch response.status {
+        case 404 where user != nil: .userNotFound(user ?? "")
+        case 429: .rateLimited(retryAfter: ListenBrainzRateLimit.wait(ListenBrainzRateLimit(headers: response.headers)?.resetIn))
+        case 401, 403: .credentialsRefused
+        case 500...: .temporarilyUnavailable("HTTP \(response.status)")
+        default: .rejected(code: response.status, message: message(in: response.body))
+        }
+        return ListeningError(service, reason)
     }
 
     /// The `error` text of an error body, shortened.

@@ -1,12 +1,20 @@
+import Networking
+
 /// The one ListenBrainz client protocol. The HTTP client implements it, and so does every
 /// adaptor (retry, rate limit, circuit breaker), each wrapping another client, as for Last.fm.
 ///
 /// ListenBrainz has no chart for an arbitrary past week (its statistics take only preset
 /// ranges), so the bot reads raw listens, newest first, and builds the week itself
 /// (`ListenBrainzClient.albumChart`).
-public protocol ListenBrainzClient: Sendable {
-    /// One page of a user's listens. Throws `ListenBrainzError` or `CancellationError`.
+public protocol ListenBrainzClient: ServiceClient {
+    /// One page of a user's listens. Throws `ListeningError` or `CancellationError`.
     func listens(_ request: ListensRequest) async throws -> ListensPage
+}
+
+extension Adapted: ListenBrainzClient where Base: ListenBrainzClient {
+    public func listens(_ request: ListensRequest) async throws -> ListensPage {
+        try await adaptor.call(request) { try await base.listens(request) }
+    }
 }
 
 /// `GET /1/user/{user}/listens?max_ts=…&min_ts=…&count=…`: the newest listens before
@@ -30,5 +38,16 @@ public struct ListensRequest: Sendable, Hashable {
         self.maxTimestamp = maxTimestamp
         self.minTimestamp = minTimestamp
         self.count = min(max(count, 1), Self.maxCount)
+    }
+}
+
+extension ListensRequest: APIRequest {
+    public var method: String { "listens" }
+
+    /// An answer that says the budget is spent (`X-RateLimit-Remaining: 0`) holds every request
+    /// until `X-RateLimit-Reset-In` has passed.
+    public func holdOff(after page: ListensPage) -> Duration? {
+        guard let limit = page.rateLimit, let remaining = limit.remaining, remaining <= 0 else { return nil }
+        return ListenBrainzRateLimit.wait(limit.resetIn)
     }
 }

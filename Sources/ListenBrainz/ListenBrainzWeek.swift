@@ -36,7 +36,7 @@ public struct ListeningSpan: Sendable, Equatable, Codable {
 
 extension ListenBrainzClient {
     /// The user's spelling and listening span: one request for a single listen. Throws
-    /// `ListenBrainzError.userNotFound` for an unknown name.
+    /// a `ListeningError` whose reason is `userNotFound` for an unknown name.
     public func span(of user: String) async throws -> ListeningSpan {
         let page = try await listens(ListensRequest(user: user, count: 1))
         return ListeningSpan(user: page.spelling(of: user), oldest: page.oldestListenTimestamp, latest: page.latestListenTimestamp)

@@ -82,4 +82,12 @@ public struct ListenBrainzRateLimit: Sendable, Equatable {
 
     /// The header names to ask the transport for.
     public static let headerNames = ["X-RateLimit-Remaining", "X-RateLimit-Reset-In"]
+
+    /// The longest wait a server's header can impose: a wild value must not stall the bot for days.
+    static let longestWait = 120
+
+    /// `X-RateLimit-Reset-In` as a wait: at least a second (none sent means "soon"), at most two minutes.
+    public static func wait(_ resetIn: Int?) -> Duration {
+        .seconds(min(max(resetIn ?? 1, 1), longestWait))
+    }
 }

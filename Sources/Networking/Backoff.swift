@@ -37,5 +37,15 @@ public struct RetryPolicy: Sendable, Equatable {
         let jittered = capped * (1 - jitter * random)
         return .milliseconds(Int64((jittered * 1000).rounded()))
     }
-}
 
+    /// The wait before retry number `retry` of a call whose failure got `verdict`: the wait the
+    /// service asked for, else the backoff; nil when the call must not go again (refused, or
+    /// possibly done and not `repeatable`).
+    public func wait(beforeRetry retry: Int, after verdict: SendVerdict, repeatable: Bool = true) -> Duration? {
+        switch verdict {
+        case .notSent(let serverWait): serverWait ?? delay(beforeRetry: retry)
+        case .mayHaveBeenSent: repeatable ? delay(beforeRetry: retry) : nil
+        case .refused: nil
+        }
+    }
+}

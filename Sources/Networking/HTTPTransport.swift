@@ -72,7 +72,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 ///
 /// Implementations throw `TransportError` for failures below HTTP and `CancellationError`
 /// when the calling task is cancelled. Any HTTP status, 5xx included, is a response.
-public protocol HTTPTransport: Sendable {
+public protocol HTTPTransport: ServiceClient {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 
     /// Where this transport finishes its requests, if it runs tasks there too: a task that

@@ -61,7 +61,7 @@ public struct HTTPTelegramClient: TelegramClient {
         } catch let error as TelegramError {
             let text = redactor.redact(error.description)
             logger.log(
-                level: error.isTransient ? .warning : .info, "Telegram error",
+                level: error.verdict.isRefusal ? .info : .warning, "Telegram error",
                 metadata: ["method": "\(request.method)", "error": "\(text)"]
             )
             throw Self.redacted(error, with: redactor)

@@ -1,10 +1,20 @@
+import Networking
+
 /// The one Bot API client protocol. The HTTP client implements it, and so does every adaptor
 /// (auto-retry, migration, instrumentation), each wrapping another client, teloxide-style:
 /// code that calls Telegram never knows which adaptors are in the chain. Chat messages are
 /// not sent through it directly but through the outbox, which has no shortcut here.
-public protocol TelegramClient: Sendable {
+public protocol TelegramClient: ServiceClient {
     /// Performs one call. Throws `TelegramError` or `CancellationError`.
     func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response
+}
+
+extension TelegramRequest: APIRequest {}
+
+extension Adapted: TelegramClient where Base: TelegramClient {
+    public func send<Response>(_ request: TelegramRequest<Response>) async throws -> Response {
+        try await adaptor.call(request) { try await base.send(request) }
+    }
 }
 
 extension TelegramClient {

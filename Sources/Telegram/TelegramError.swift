@@ -1,5 +1,7 @@
+import Networking
+
 /// Every way a Bot API call can fail. Descriptions never contain the bot token.
-public enum TelegramError: Error, Sendable, Equatable {
+public enum TelegramError: ServiceFailure, Equatable {
     /// 429: flood control; wait this many seconds.
     case retryAfter(seconds: Int)
     /// 400 with `migrate_to_chat_id`: the group became a supergroup with this id.
@@ -22,11 +24,37 @@ public enum TelegramError: Error, Sendable, Equatable {
     /// A response that is not the Bot API's JSON.
     case undecodable(String)
 
-    /// Whether a caller may try again: 429, 5xx, network failures and unreadable answers.
-    public var isTransient: Bool {
+    /// What Telegram did with the call: no connection, a connect timeout, a request libcurl
+    /// never wrote, a flood wait and a 5xx other than the 504 that may follow a delivered
+    /// message are `notSent`; Telegram's refusals are `refused`, with what they mean for the
+    /// chat; a timeout and an unreadable answer may have been sent.
+    public var verdict: SendVerdict {
         switch self {
-        case .retryAfter, .server, .transport, .undecodable: true
-        default: false
+        case .transport(_, mayHaveBeenDelivered: false): .notSent(retryAfter: nil)
+        case .retryAfter(let seconds): .notSent(retryAfter: .seconds(seconds))
+        case .server(let status, _): status == 504 ? .mayHaveBeenSent : .notSent(retryAfter: nil)
+        case .transport, .undecodable: .mayHaveBeenSent
+        case .unauthorized, .notFound: .refused(.credentials)
+        case .forbidden: .refused(.recipientGone)
+        case .badRequest(let reason) where reason.contains("chat not found"): .refused(.recipientGone)
+        case .badRequest(let reason) where reason.contains("message is not modified"): .refused(.alreadyDone)
+        case .chatMigrated, .conflict, .badRequest: .refused(.request)
+        }
+    }
+
+    /// A short, stable name for metrics: `flood_wait` is a 429.
+    public var kind: String {
+        switch self {
+        case .retryAfter: "flood_wait"
+        case .chatMigrated: "chat_migrated"
+        case .unauthorized: "unauthorized"
+        case .notFound: "not_found"
+        case .conflict: "conflict"
+        case .forbidden: "forbidden"
+        case .badRequest: "bad_request"
+        case .server: "server_error"
+        case .transport: "network_error"
+        case .undecodable: "undecodable"
         }
     }
 }

@@ -80,14 +80,10 @@ public struct TelegramRequest<Response: JSONReadable>: Sendable {
     /// The target chat, for throttling and migration.
     public var chatID: Int64? { parameters["chat_id"]?.intValue }
 
-    /// Whether the call posts something users see, so flood limits and once-only delivery apply.
-    public var postsToChat: Bool {
-        ["sendMessage", "editMessageText", "sendPhoto", "editMessageMedia", "editMessageCaption"].contains(method)
-    }
-
-    /// Whether the call edits a message: made twice, it changes nothing more (Telegram answers
-    /// the repeat "message is not modified"), so it may go again when its outcome is unknown.
-    public var editsMessage: Bool { method.hasPrefix("editMessage") }
+    /// Whether the call may go again when it may have arrived: all do but those that post a
+    /// new message, which would then show twice. An edit made twice changes nothing more
+    /// (Telegram answers the repeat "message is not modified").
+    public var isRepeatable: Bool { method != "sendMessage" && method != "sendPhoto" }
 
     /// The same call, its answer read as `Other`.
     public func answered<Other>(as: Other.Type) -> TelegramRequest<Other> {

@@ -99,10 +99,10 @@ struct ServiceCheck: Sendable {
         do {
             _ = try await lastFM.userInfo(Self.sampleUser)
             return line(true, "OK, the key works.")
-        } catch LastFMError.userNotFound {
+        } catch let error as ListeningError where error.unknownName != nil {
             // The key was accepted: only the sample user is missing (a Last.fm-compatible server).
             return line(true, "OK, the key works.")
-        } catch LastFMError.invalidKey {
+        } catch let error as ListeningError where error.reason == .credentialsRefused {
             return line(false, "the API key was refused: check LASTFM_API_KEY.")
         } catch {
             return line(false, "could not ask \(apiURL.absoluteString): \(Self.reason(error)).")
@@ -137,7 +137,7 @@ struct ServiceCheck: Sendable {
         )
         do {
             _ = try await client.userInfo(Self.sampleUser)
-        } catch LastFMError.userNotFound, LastFMError.rejected(code: 7, _) {
+        } catch let error as ListeningError where error.unknownName != nil || error.rejectionCode == 7 {
             // GNU FM's error 7, "Invalid resource specified", is its "no such user".
         } catch {
             return line(false, "could not ask \(apiURL.absoluteString): \(Self.reason(error)).")
@@ -148,25 +148,15 @@ struct ServiceCheck: Sendable {
     /// Why a call failed, for the end of a line.
     static func reason(_ error: any Error) -> String {
         switch error {
-        case let error as LastFMError:
-            switch error {
+        case let error as ListeningError:
+            switch error.reason {
             case .transport(let text): "network: \(text)"
             case .temporarilyUnavailable(let text): "server error: \(text)"
-            case .rateLimited: "rate limited (error 29)"
+            case .rateLimited: "rate limited"
             case let .rejected(code, message): "refused (\(code)): \(message.prefix(200))"
             case .undecodable(let text): "undecodable response: \(text.prefix(200))"
-            case .invalidKey: "the key was refused (error 10 or 26)"
+            case .credentialsRefused: "the key or token was refused"
             case .userNotFound, .privateProfile: error.userMessage
-            }
-        case let error as ListenBrainzError:
-            switch error {
-            case .transport(let text): "network: \(text)"
-            case .temporarilyUnavailable(let text): "server error: \(text)"
-            case .rateLimited: "rate limited (HTTP 429)"
-            case let .rejected(status, message): "refused (HTTP \(status)): \(message.prefix(200))"
-            case .undecodable(let text): "undecodable response: \(text.prefix(200))"
-            case .invalidToken: "the token was refused (HTTP 401)"
-            case .userNotFound: error.userMessage
             }
         default:
             "\(error)"

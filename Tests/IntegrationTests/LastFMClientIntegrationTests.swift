@@ -29,8 +29,8 @@ import WeeklyCharts
 
     private func chain(_ url: URL, logger: LogCapture = LogCapture()) -> any LastFMClient {
         HTTPLastFMClient(transport: CurlTransport(), baseURL: url, apiKey: "test-key", logger: logger.logger())
-            .rateLimited(requestsPerSecond: 5)
-            .retrying(RetryPolicy(maxAttempts: 4), clock: ImmediateClock())
+            .rateLimited(requests: 5, per: .seconds(1))
+            .retrying(RetryPolicy(maxAttempts: 4), api: "lastfm", clock: ImmediateClock())
             .cached(in: InMemoryLastFMCache(), now: { Self.now })
     }
 
@@ -64,7 +64,7 @@ import WeeklyCharts
     @Test func error6IsNotRetried() async throws {
         let (fake, url) = try await makeFake()
         defer { Task { await fake.stop() } }
-        await #expect(throws: LastFMError.userNotFound("nobody_here")) {
+        await #expect(throws: ListeningError("Last.fm", .userNotFound("nobody_here"))) {
             try await chain(url).weeklyChartList(user: "nobody_here")
         }
         #expect(await fake.count() == 1)
@@ -89,7 +89,7 @@ import WeeklyCharts
         let (fake, url) = try await makeFake()
         defer { Task { await fake.stop() } }
         await fake.inject(.raw(status: 502, body: "<html><h1>502 Bad Gateway</h1>\u{0}\u{7}"), times: 10)
-        await #expect(throws: LastFMError.temporarilyUnavailable("HTTP 502")) {
+        await #expect(throws: ListeningError("Last.fm", .temporarilyUnavailable("HTTP 502"))) {
             try await chain(url).weeklyChartList(user: "alice")
         }
         #expect(await fake.count() == 4)

@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import Networking
 import Testing
 import TestSupport
 import Throwback
@@ -82,6 +83,6 @@ import WeeklyCharts
 /// A Last.fm client for tests that ask other sources only.
 private struct NoLastFMNeeded: LastFMClient {
     func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
-        throw LastFMError.transport("Last.fm is not part of this test")
+        throw ListeningError("Last.fm", .transport("Last.fm is not part of this test"))
     }
 }

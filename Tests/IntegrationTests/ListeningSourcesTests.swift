@@ -133,7 +133,7 @@ struct SourcesHarness {
             #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz says we are asking too often. Try again in a minute.")
         }
         let asked = await harness.listenBrainz.calls.count
-        #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz is not answering just now. Try again in a minute.")
+        #expect(await harness.reply("tb lb:bob 1", session) == "ListenBrainz is having trouble, try again in a minute.")
         #expect(await harness.listenBrainz.calls.count == asked)
         #expect(await harness.reply("tb alice 3", session).contains("In Rainbows"))
         await harness.stop()

@@ -16,7 +16,7 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
             .respond(status: 503, body: "Service Unavailable"),
             .respond(status: 200, body: chartList),
         ])
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(clock: ImmediateClock())
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(api: "lastfm", clock: ImmediateClock())
         #expect(try await lastFM.weeklyChartList(user: "rj").count == 1)
         #expect(transport.requests.count == 3)
     }
@@ -24,8 +24,8 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
     @Test func givesUpAfterMaxAttempts() async {
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: #"{"error":8,"message":"failed"}"#))
         let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k")
-            .retrying(RetryPolicy(maxAttempts: 3), clock: ImmediateClock())
-        await #expect(throws: LastFMError.self) { try await lastFM.weeklyChartList(user: "rj") }
+            .retrying(RetryPolicy(maxAttempts: 3), api: "lastfm", clock: ImmediateClock())
+        await #expect(throws: ListeningError.self) { try await lastFM.weeklyChartList(user: "rj") }
         #expect(transport.requests.count == 3)
     }
 
@@ -34,8 +34,8 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
     ])
     func doesNotRetryPermanentErrors(body: String) async {
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: body))
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(clock: ImmediateClock())
-        await #expect(throws: LastFMError.self) { try await lastFM.weeklyChartList(user: "rj") }
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(api: "lastfm", clock: ImmediateClock())
+        await #expect(throws: ListeningError.self) { try await lastFM.weeklyChartList(user: "rj") }
         #expect(transport.requests.count == 1)
     }
 
@@ -43,7 +43,7 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
         let clock = TestClock()
         let transport = ScriptedTransport([.respond(status: 200, body: #"{"error":29,"message":"slow down"}"#), .respond(status: 200, body: chartList)])
         let policy = RetryPolicy(maxAttempts: 2, initialDelay: .seconds(10), jitter: 0)
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(policy, clock: clock)
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").retrying(policy, api: "lastfm", clock: clock)
         let call = Task { try await lastFM.weeklyChartList(user: "rj") }
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(9))
@@ -58,7 +58,7 @@ private let chartList = #"{"weeklychartlist":{"chart":[{"from":"100","to":"200"}
     @Test func holdsCallsBeyondTheRate() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport([], fallback: .respond(status: 200, body: chartList))
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").rateLimited(requestsPerSecond: 5, clock: clock)
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").rateLimited(requests: 5, per: .seconds(1), clock: clock)
         for _ in 0..<5 { _ = try await lastFM.weeklyChartList(user: "rj") }
         // Five in any second: the sixth goes a second after the first.
         let sixth = Task { try await lastFM.weeklyChartList(user: "rj") }

@@ -1,5 +1,6 @@
 import Foundation
 import LastFM
+import Networking
 import Testing
 import TestSupport
 import TestLogging
@@ -150,21 +151,21 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
 
 @Suite(.capturingLogs) struct ErrorMappingTests {
     @Test(arguments: [
-        (200, #"{"error":6,"message":"User not found"}"#, LastFMError.userNotFound("ghost")),
-        (404, #"{"error":"6","message":"User not found"}"#, LastFMError.userNotFound("ghost")),
-        (403, #"{"error":10,"message":"Invalid API key"}"#, LastFMError.invalidKey),
-        (200, #"{"error":26,"message":"Suspended API key"}"#, LastFMError.invalidKey),
-        (429, #"{"error":29,"message":"Rate limit exceeded"}"#, LastFMError.rateLimited),
-        (200, #"{"error":16,"message":"Temporary"}"#, LastFMError.temporarilyUnavailable("error 16: Temporary")),
-        (503, #"{"error":11,"message":"Offline"}"#, LastFMError.temporarilyUnavailable("error 11: Offline")),
-        (502, "<html><body>Bad Gateway</body></html>", LastFMError.temporarilyUnavailable("HTTP 502")),
-        (404, "Not Found", LastFMError.rejected(code: 404, message: "HTTP 404")),
+        (200, #"{"error":6,"message":"User not found"}"#, ListeningError("Last.fm", .userNotFound("ghost"))),
+        (404, #"{"error":"6","message":"User not found"}"#, ListeningError("Last.fm", .userNotFound("ghost"))),
+        (403, #"{"error":10,"message":"Invalid API key"}"#, ListeningError("Last.fm", .credentialsRefused)),
+        (200, #"{"error":26,"message":"Suspended API key"}"#, ListeningError("Last.fm", .credentialsRefused)),
+        (429, #"{"error":29,"message":"Rate limit exceeded"}"#, ListeningError("Last.fm", .rateLimited(retryAfter: nil))),
+        (200, #"{"error":16,"message":"Temporary"}"#, ListeningError("Last.fm", .temporarilyUnavailable("error 16: Temporary"))),
+        (503, #"{"error":11,"message":"Offline"}"#, ListeningError("Last.fm", .temporarilyUnavailable("error 11: Offline"))),
+        (502, "<html><body>Bad Gateway</body></html>", ListeningError("Last.fm", .temporarilyUnavailable("HTTP 502"))),
+        (404, "Not Found", ListeningError("Last.fm", .rejected(code: 404, message: "HTTP 404"))),
         // GNU FM (Libre.fm): an error element, its code a string, and report_failure's number.
-        (200, ##"{"error":{"#text":"Invalid resource specified","code":"7"}}"##, LastFMError.rejected(code: 7, message: "Invalid resource specified")),
+        (200, ##"{"error":{"#text":"Invalid resource specified","code":"7"}}"##, ListeningError("Last.fm", .rejected(code: 7, message: "Invalid resource specified"))),
         (200, #"{"error":3,"message":"Invalid Method - No method with that name in this package"}"#,
-         LastFMError.rejected(code: 3, message: "Invalid Method - No method with that name in this package")),
+         ListeningError("Last.fm", .rejected(code: 3, message: "Invalid Method - No method with that name in this package"))),
     ])
-    func errorsAreTyped(status: Int, body: String, expected: LastFMError) async {
+    func errorsAreTyped(status: Int, body: String, expected: ListeningError) async {
         let (lastFM, _) = client([.respond(status: status, body: body)])
         await #expect(throws: expected) { try await lastFM.weeklyChartList(user: "ghost") }
     }
@@ -174,23 +175,24 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         await #expect {
             try await lastFM.weeklyChartList(user: "rj")
         } throws: { error in
-            guard case .undecodable = error as? LastFMError else { return false }
+            guard case .undecodable = (error as? ListeningError)?.reason else { return false }
             return true
         }
     }
 
     @Test func transportFailuresAreTyped() async {
         let (lastFM, _) = client([.fail("connection refused")])
-        await #expect(throws: LastFMError.transport("connection refused")) { try await lastFM.weeklyChartList(user: "rj") }
+        await #expect(throws: ListeningError("Last.fm", .transport("connection refused"))) { try await lastFM.weeklyChartList(user: "rj") }
     }
 
     @Test func everyErrorHasAUserMessage() {
-        let errors: [LastFMError] = [
-            .userNotFound("x"), .invalidKey, .rateLimited, .temporarilyUnavailable("t"),
+        let reasons: [ListeningError.Reason] = [
+            .userNotFound("x"), .privateProfile("x"), .credentialsRefused, .rateLimited(retryAfter: nil), .temporarilyUnavailable("t"),
             .rejected(code: 1, message: ""), .transport("t"), .undecodable("u"),
         ]
+        let errors = reasons.map { ListeningError("Last.fm", $0) }
         for error in errors { #expect(!error.userMessage.isEmpty) }
-        #expect(LastFMError.userNotFound("ghost").userMessage.contains("ghost"))
+        #expect(ListeningError("Last.fm", .userNotFound("ghost")).userMessage.contains("ghost"))
     }
 
     @Test func theKeyIsRedactedFromErrorsShownToUsers() async {
@@ -199,7 +201,7 @@ private let week = WeeklyChartRange(fromUnix: 1_700_395_200, toUnix: 1_701_000_0
         do {
             _ = try await lastFM.weeklyChartList(user: "rj")
             Issue.record("no error")
-        } catch let error as LastFMError {
+        } catch let error as ListeningError {
             #expect(!error.userMessage.contains("secret-key-123"))
             #expect(error.userMessage.contains("<redacted>"))
         } catch {

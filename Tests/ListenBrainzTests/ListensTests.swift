@@ -96,11 +96,11 @@ private let mbid = "8c1fd6e4-4c8f-4a8f-9a3e-1d2b3c4d5e6f"
         #expect(page.user == "Bob")
         #expect(page.rateLimit == ListenBrainzRateLimit(remaining: 0, resetIn: 7))
         #expect(await fake.calls.last?.count == 1000)
-        await #expect(throws: ListenBrainzError.userNotFound("nobody")) { try await client.listens(ListensRequest(user: "nobody")) }
+        await #expect(throws: ListeningError("ListenBrainz", .userNotFound("nobody"))) { try await client.listens(ListensRequest(user: "nobody")) }
         await fake.rateLimit(resetIn: 9)
-        await #expect(throws: ListenBrainzError.rateLimited(resetIn: 9)) { try await client.listens(ListensRequest(user: "bob")) }
+        await #expect(throws: ListeningError("ListenBrainz", .rateLimited(retryAfter: .seconds(9)))) { try await client.listens(ListensRequest(user: "bob")) }
         // A name that is no path segment stays one.
-        await #expect(throws: ListenBrainzError.userNotFound("a/b?c")) { try await client.listens(ListensRequest(user: "a/b?c")) }
+        await #expect(throws: ListeningError("ListenBrainz", .userNotFound("a/b?c"))) { try await client.listens(ListensRequest(user: "a/b?c")) }
         #expect(await fake.badRequests == 0)
         await fake.stop()
     }
@@ -122,36 +122,36 @@ private let mbid = "8c1fd6e4-4c8f-4a8f-9a3e-1d2b3c4d5e6f"
 
     @Test func a429IsRetriedAfterItsResetAndAWildResetIsClamped() async throws {
         let clock = TestClock()
-        let stub = Stub(page: ListensPage(user: "bob", listens: [], oldestListenTimestamp: nil, latestListenTimestamp: nil), failures: [.rateLimited(resetIn: 1_000_000_000)])
-        let client = stub.retrying(RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(1), jitter: 0), clock: clock)
+        let fake = FakeListenBrainz()
+        let url = try await fake.start()
+        await fake.addUser("bob", listens: [])
+        await fake.rateLimit(resetIn: 1_000_000_000)
+        let client = HTTPListenBrainzClient(transport: CurlTransport(), baseURL: url)
+            .retrying(RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(1), jitter: 0), api: "listenbrainz", clock: clock)
         let task = Task { try await client.listens(ListensRequest(user: "bob")) }
         await clock.waitForSleeper()
         await clock.advance(by: .seconds(119))
-        #expect(stub.count == 1)
+        #expect(await fake.calls.count == 1)
         await clock.advance(by: .seconds(1))
         _ = try await task.value
-        #expect(stub.count == 2)
+        #expect(await fake.calls.count == 2)
+        await fake.stop()
     }
 }
 
-/// A ListenBrainz that fails as scripted, then answers `page`, counting requests.
+/// A ListenBrainz that answers `page`, counting requests.
 private final class Stub: ListenBrainzClient {
-    private let state: Mutex<(count: Int, failures: [ListenBrainzError])>
+    private let requests = Mutex(0)
     private let page: ListensPage
 
-    init(page: ListensPage, failures: [ListenBrainzError] = []) {
+    init(page: ListensPage) {
         self.page = page
-        state = Mutex((0, failures))
     }
 
-    var count: Int { state.withLock { $0.count } }
+    var count: Int { requests.withLock { $0 } }
 
     func listens(_ request: ListensRequest) async throws -> ListensPage {
-        let failure = state.withLock { state -> ListenBrainzError? in
-            state.count += 1
-            return state.failures.isEmpty ? nil : state.failures.removeFirst()
-        }
-        if let failure { throw failure }
+        requests.withLock { $0 += 1 }
         return page
     }
 }

@@ -13,7 +13,7 @@ private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Reque
     @Test func waitsRetryAfterThenSendsOnce() async throws {
         let clock = TestClock()
         let (client, transport) = telegram([.respond(status: 429, body: flood), .respond(status: 200, body: sent)])
-        let retrying = client.retrying(clock: clock)
+        let retrying = client.retrying(api: "telegram", clock: clock)
         let send = Task { try await retrying.sendMessage(chatID: 1, html: "x") }
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(2))
@@ -30,7 +30,7 @@ private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Reque
     ])
     func neverRetriesClientErrors(body: String) async {
         let (client, transport) = telegram([.respond(status: 400, body: body), .respond(status: 200, body: sent)])
-        await #expect(throws: TelegramError.self) { try await client.retrying(clock: ImmediateClock()).sendMessage(chatID: 1, html: "x") }
+        await #expect(throws: TelegramError.self) { try await client.retrying(api: "telegram", clock: ImmediateClock()).sendMessage(chatID: 1, html: "x") }
         #expect(transport.requests.count == 1)
     }
 
@@ -38,14 +38,21 @@ private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Reque
         let (client, transport) = telegram([
             .respond(status: 502, body: "<html/>"), .respond(status: 500, body: "{}"), .respond(status: 200, body: sent),
         ])
-        _ = try await client.retrying(clock: ImmediateClock()).sendMessage(chatID: 1, html: "x")
+        _ = try await client.retrying(api: "telegram", clock: ImmediateClock()).sendMessage(chatID: 1, html: "x")
         #expect(transport.requests.count == 3)
     }
 
     @Test func aMessageThatMayHaveArrivedIsNotSentTwice() async {
         let (client, transport) = telegram([.fail("request timed out"), .respond(status: 200, body: sent)])
-        await #expect(throws: TelegramError.self) { try await client.retrying(clock: ImmediateClock()).sendMessage(chatID: 1, html: "x") }
+        await #expect(throws: TelegramError.self) { try await client.retrying(api: "telegram", clock: ImmediateClock()).sendMessage(chatID: 1, html: "x") }
         #expect(transport.requests.count == 1)
+    }
+
+    /// Made twice, an edit changes nothing more: one whose outcome is unknown goes again.
+    @Test func anEditThatMayHaveArrivedGoesAgain() async throws {
+        let (client, transport) = telegram([.fail("request timed out"), .respond(status: 200, body: #"{"ok":true,"result":true}"#)])
+        try await client.retrying(api: "telegram", clock: ImmediateClock()).editMessageText(chatID: 1, messageID: 9, html: "x")
+        #expect(transport.requests.count == 2)
     }
 
     @Test func readOnlyCallsAreRetriedAfterTimeouts() async throws {
@@ -53,7 +60,7 @@ private let flood = #"{"ok":false,"error_code":429,"description":"Too Many Reque
             .fail("request timed out"),
             .respond(status: 200, body: #"{"ok":true,"result":{"id":1,"is_bot":true,"first_name":"B","username":"B"}}"#),
         ])
-        #expect(try await client.retrying(clock: ImmediateClock()).getMe().username == "B")
+        #expect(try await client.retrying(api: "telegram", clock: ImmediateClock()).getMe().username == "B")
         #expect(transport.requests.count == 2)
     }
 }

@@ -90,10 +90,11 @@ private func upload(_ data: Data = jpeg) -> PhotoSource {
         #expect(form.files[part] == jpeg)
     }
 
-    @Test func photoCallsPostToAChat() {
-        #expect(TelegramRequest<SentMessage>.sendPhoto(chatID: 1, photo: .fileID("x"), captionHTML: "").postsToChat)
-        #expect(TelegramRequest<SentMessage>.editMessageMedia(chatID: 1, messageID: 2, photo: .fileID("x"), captionHTML: "").postsToChat)
-        #expect(TelegramRequest<IgnoredResult>.editMessageCaption(chatID: 1, messageID: 2, captionHTML: "").postsToChat)
+    /// A photo sent again would show twice; its edits, made twice, change nothing more.
+    @Test func aPhotoIsNeverSentTwiceButItsEditsMayGoAgain() {
+        #expect(!TelegramRequest<SentMessage>.sendPhoto(chatID: 1, photo: .fileID("x"), captionHTML: "").isRepeatable)
+        #expect(TelegramRequest<SentMessage>.editMessageMedia(chatID: 1, messageID: 2, photo: .fileID("x"), captionHTML: "").isRepeatable)
+        #expect(TelegramRequest<IgnoredResult>.editMessageCaption(chatID: 1, messageID: 2, captionHTML: "").isRepeatable)
     }
 
     @Test func theLargestSizeGivesTheFileIDAndBothTypesRoundTrip() throws {

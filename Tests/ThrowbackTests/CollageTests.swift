@@ -3,6 +3,7 @@ import Covers
 import Foundation
 import LastFM
 import Logging
+import Networking
 import Synchronization
 import Testing
 import TestSupport
@@ -152,9 +153,9 @@ private final class AlbumsWithoutArt: LastFMClient {
 
     func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
         count.withLock { $0 += 1 }
-        guard !failing else { throw LastFMError.transport("unreachable") }
+        guard !failing else { throw ListeningError("Last.fm", .transport("unreachable")) }
         guard call.method == "album.getinfo", let info = AlbumInfo(artist: "", name: "", coverURL: nil) as? Response else {
-            throw LastFMError.transport("only album.getinfo in this test")
+            throw ListeningError("Last.fm", .transport("only album.getinfo in this test"))
         }
         return info
     }

@@ -3,6 +3,7 @@ import LastFM
 import Testing
 import Throwback
 import TestLogging
+import Networking
 
 /// The engine over the demo data, which runs through the real HTTP client and decoder.
 private func engine(now: Date) -> ThrowbackEngine {
@@ -33,7 +34,7 @@ private let now = Date(timeIntervalSince1970: 1_795_000_000) // Nov 2026
     }
 
     @Test func unknownUsersAreTyped() async {
-        await #expect(throws: LastFMError.userNotFound("nobody_here")) {
+        await #expect(throws: ListeningError("Last.fm", .userNotFound("nobody_here"))) {
             try await engine(now: now).throwback(user: "nobody_here", yearsAgo: 1)
         }
     }

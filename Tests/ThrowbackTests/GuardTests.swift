@@ -104,10 +104,10 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
             .respond(status: 200, body: #"{"error":6,"message":"User not found"}"#),
             .respond(status: 503, body: "down"), .respond(status: 503, body: "down"),
         ], fallback: .respond(status: 200, body: #"{"weeklychartlist":{"chart":[]}}"#))
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker)
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker, whenOpen: ListeningError.circuitOpen("Last.fm"))
         for _ in 0..<3 { _ = try? await lastFM.weeklyChartList(user: "rj") }
         #expect(breaker.state == .open)
-        await #expect(throws: LastFMError.temporarilyUnavailable("circuit open")) { try await lastFM.weeklyChartList(user: "rj") }
+        await #expect(throws: ListeningError.circuitOpen("Last.fm")) { try await lastFM.weeklyChartList(user: "rj") }
         #expect(transport.requests.count == 3)
         await clock.advance(by: .seconds(60))
         #expect(try await lastFM.weeklyChartList(user: "rj").isEmpty)
@@ -123,11 +123,11 @@ private func invocation(user: Int64 = 7, chat: Int64 = -1, target: Int64? = nil,
         await clock.advance(by: .seconds(60))
         let gate = Gate()
         let transport = GatedTransport(gate: gate, body: #"{"weeklychartlist":{"chart":[]}}"#)
-        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker)
+        let lastFM = HTTPLastFMClient(transport: transport, apiKey: "k").circuitBroken(by: breaker, whenOpen: ListeningError.circuitOpen("Last.fm"))
         let trial = Task { try await lastFM.weeklyChartList(user: "rj") }
         await transport.waitForRequest()
         for _ in 0..<5 {
-            await #expect(throws: LastFMError.temporarilyUnavailable("circuit open")) { try await lastFM.weeklyChartList(user: "rj") }
+            await #expect(throws: ListeningError.circuitOpen("Last.fm")) { try await lastFM.weeklyChartList(user: "rj") }
         }
         await gate.open()
         #expect(try await trial.value.isEmpty)

@@ -81,17 +81,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Runs one client call: its value, nil for a `LastFMError`; any other error is a finding.
+/// Runs one client call: its value, nil for a `ListeningError`; any other error is a finding.
 private func call<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) -> T? {
     switch blockingResult(body) {
     case .success(let value):
         return value
-    case .failure(let error as LastFMError):
+    case .failure(let error as ListeningError):
         let shown = "\(error) \(error.userMessage)"
         if shown.contains(apiKey) { violated("\(name): the API key leaked into an error", shown) }
         return nil
     case .failure(let error):
-        violated("\(name): an error other than LastFMError escaped: \(type(of: error))", "\(error)")
+        violated("\(name): an error other than ListeningError escaped: \(type(of: error))", "\(error)")
     }
 }
 

@@ -45,7 +45,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let page = call("listens", { try await client.listens(ListensRequest(user: "bob", maxTimestamp: 1_718_539_200)) }) {
         checkPage(page)
-        _ = page.rateLimit.map { RateLimitedListenBrainzClient.wait($0.resetIn) }
+        _ = page.rateLimit.map { ListenBrainzRateLimit.wait($0.resetIn) }
     }
 
     let week = WeeklyChartRange(fromUnix: 1_718_539_200, toUnix: 1_719_144_000)
@@ -72,17 +72,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Runs one call: its value, nil for a `ListenBrainzError`; any other error is a finding.
+/// Runs one call: its value, nil for a `ListeningError`; any other error is a finding.
 private func call<T: Sendable>(_ name: String, _ body: @escaping @Sendable () async throws -> T) -> T? {
     switch blockingResult(body) {
     case .success(let value):
         return value
-    case .failure(let error as ListenBrainzError):
+    case .failure(let error as ListeningError):
         let shown = "\(error) \(error.userMessage)"
         if shown.contains(token) { violated("\(name): the token leaked into an error", shown) }
         return nil
     case .failure(let error):
-        violated("\(name): an error other than ListenBrainzError escaped: \(type(of: error))", "\(error)")
+        violated("\(name): an error other than ListeningError escaped: \(type(of: error))", "\(error)")
     }
 }
 

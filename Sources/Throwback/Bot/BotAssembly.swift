@@ -100,51 +100,58 @@ public struct BotAssembly: Sendable {
         self.lastFMKey = lastFMKey
     }
 
-    /// The Last.fm client chain: HTTP, rate limited, retried, feeding the circuit breaker,
-    /// cached in `store` (under the breaker's refusal, so cached answers survive an outage).
+    /// The Last.fm client chain (`serviceChain`), cached in `store` over the breaker's refusal,
+    /// so that cached answers survive an outage.
     public func lastFM(breaker: CircuitBreaker, store: BotStore) -> any LastFMClient {
-        let logger = options.makeLogger("lastfm")
-        return HTTPLastFMClient(transport: lastFMTransport, baseURL: configuration.lastFMAPIURL, apiKey: lastFMKey, logger: logger)
-            .instrumented(options.metrics)
-            .rateLimited(requestsPerSecond: options.lastFMRequestsPerSecond, clock: options.clock)
-            .retrying(options.lastFMRetry, clock: options.clock, logger: logger, metrics: options.metrics)
-            .circuitBroken(by: breaker)
+        let client = HTTPLastFMClient(
+            transport: lastFMTransport, baseURL: configuration.lastFMAPIURL, apiKey: lastFMKey, logger: options.makeLogger("lastfm")
+        )
+        return serviceChain(client, .lastFM, requests: options.lastFMRequestsPerSecond, per: .seconds(1), breaker: breaker)
             .cached(in: SQLiteLastFMCache(store: store, now: options.now), now: options.now, metrics: options.metrics)
     }
 
-    /// Every listening source behind one history, each with its own chain of adaptors: Last.fm
-    /// through `lastFM`; ListenBrainz and Libre.fm each retried, paced to their own limit,
-    /// behind a circuit breaker of their own (one service's outage never blocks another's
-    /// users), their built weeks cached in `store`. Every source's cache shares its misses.
+    /// Every listening source behind one history, each with its own chain (`serviceChain`):
+    /// Last.fm through `lastFM`; ListenBrainz and Libre.fm, whose breakers are their own (one
+    /// service's outage never blocks another's users), their built weeks cached in `store`.
+    /// Every source's cache shares its misses.
     public func listening(lastFM: any LastFMClient, store: BotStore) -> ListeningSources {
         let cache = SQLiteLastFMCache(store: store, now: options.now)
-        let listenBrainzLogger = options.makeLogger("listenbrainz")
         let listenBrainz = HTTPListenBrainzClient(
-            transport: lastFMTransport, baseURL: configuration.listenBrainzAPIURL, token: configuration.listenBrainzToken, logger: listenBrainzLogger
+            transport: lastFMTransport, baseURL: configuration.listenBrainzAPIURL, token: configuration.listenBrainzToken,
+            logger: options.makeLogger("listenbrainz")
         )
-            .instrumented(options.metrics)
-            .rateLimited(requests: options.listenBrainzRequestsPer10Seconds, per: .seconds(10), clock: options.clock)
-            .retrying(options.lastFMRetry, clock: options.clock, logger: listenBrainzLogger, metrics: options.metrics)
-            .circuitBroken(by: breaker(.listenBrainz))
-        let libreFMLogger = options.makeLogger("librefm")
         // GNU FM checks no key for reading; Last.fm's key is not sent to another service.
         let libreFM = HTTPLastFMClient(
             transport: lastFMTransport, baseURL: configuration.libreFMAPIURL, apiKey: Self.libreFMKey, service: ScrobbleSource.libreFM.serviceName,
-            logger: libreFMLogger
+            logger: options.makeLogger("librefm")
         )
-            .rateLimited(requestsPerSecond: options.libreFMRequestsPerSecond, clock: options.clock)
-            .retrying(options.lastFMRetry, clock: options.clock, logger: libreFMLogger, metrics: options.metrics)
-            .circuitBroken(by: breaker(.libreFM))
         return ListeningSources(
             lastFM: LastFMHistory(lastFM: lastFM),
             listenBrainz: CachedListeningHistory(
-                base: ListenBrainzHistory(client: listenBrainz, coverArtArchive: configuration.coverArtArchiveURL, now: options.now),
+                base: ListenBrainzHistory(
+                    client: serviceChain(listenBrainz, .listenBrainz, requests: options.listenBrainzRequestsPer10Seconds, per: .seconds(10)),
+                    coverArtArchive: configuration.coverArtArchiveURL, now: options.now
+                ),
                 namespace: "listenbrainz", store: cache, now: options.now
             ),
             libreFM: CachedListeningHistory(
-                base: LibreFMHistory(client: libreFM, now: options.now), namespace: "librefm", store: cache, now: options.now
+                base: LibreFMHistory(client: serviceChain(libreFM, .libreFM, requests: options.libreFMRequestsPerSecond, per: .seconds(1)), now: options.now),
+                namespace: "librefm", store: cache, now: options.now
             )
         )
+    }
+
+    /// One listening service's adaptors, the same for each: counted as it reaches the network,
+    /// paced to `requests` per `window`, retried, and behind its circuit breaker (its own
+    /// unless one is given).
+    func serviceChain<Client: ServiceClient>(
+        _ client: Client, _ source: ScrobbleSource, requests: Int, per window: Duration, breaker: CircuitBreaker? = nil
+    ) -> Adapted<Adapted<Adapted<Adapted<Client, Instrumented>, RateLimited>, Retrying>, CircuitBreaking> {
+        let api = source.rawValue.lowercased()
+        return client.instrumented(api: api, options.metrics)
+            .rateLimited(requests: requests, per: window, clock: options.clock)
+            .retrying(options.lastFMRetry, api: api, clock: options.clock, logger: options.makeLogger(api), metrics: options.metrics)
+            .circuitBroken(by: breaker ?? self.breaker(source), whenOpen: ListeningError.circuitOpen(source.serviceName))
     }
 
     /// The key sent to Libre.fm, whose server wants one in the query but checks none for reading.
@@ -190,6 +197,13 @@ public struct BotAssembly: Sendable {
         }
     }
 
+    /// Cover downloads, counted as they reach the network like every service's requests. No
+    /// more: a collage has its own time budget, and a cover too big is a transport error,
+    /// which says nothing of its host's health.
+    func counted(_ transport: some HTTPTransport) -> any HTTPTransport {
+        transport.instrumented(api: "covers", options.metrics)
+    }
+
     /// Cover collages for throwbacks over the shared Last.fm chain; downloaded covers are kept
     /// in `COVER_CACHE_MB` next to the database when `keepCovers` is set.
     public func collagePhotos(lastFM: any LastFMClient, store: BotStore, keepCovers: Bool) -> CollagePhotos {
@@ -197,7 +211,7 @@ public struct BotAssembly: Sendable {
         let cache = keepCovers && configuration.coverCacheMB > 0
             ? CoverDiskCache(directory: configuration.coverCacheDirectory, capacityBytes: configuration.coverCacheMB << 20, logger: logger)
             : nil
-        let downloader = CoverDownloader(transport: lastFMTransport, cache: cache, metrics: options.metrics, logger: logger)
+        let downloader = CoverDownloader(transport: counted(lastFMTransport), cache: cache, metrics: options.metrics, logger: logger)
         let maker = CollageMaker(
             lastFM: lastFM, downloader: downloader, renderer: options.collageRenderer, clock: options.collageClock, metrics: options.metrics, logger: logger
         )
@@ -232,22 +246,23 @@ public struct BotAssembly: Sendable {
     /// The Bot API client chains over `transport`: each adaptor is concrete, so a call through a
     /// chain is compiled for its request type, not looked up at run time.
     public struct TelegramClients: Sendable {
+        public typealias Counted = Adapted<HTTPTelegramClient, Instrumented>
         /// Long polls and start-up calls: instrumented, without adaptors (the poller backs off itself).
-        public let polling: InstrumentedTelegramClient<HTTPTelegramClient>
+        public let polling: Counted
         /// Calls that are no chat message (admin lists, answers to presses): retried within their patience.
-        public let calls: RetryingTelegramClient<InstrumentedTelegramClient<HTTPTelegramClient>>
+        public let calls: Adapted<Counted, Retrying>
         /// Chat messages, for the outbox, which keeps the flood limits and retries them itself.
-        public let messages: MigratingTelegramClient<InstrumentedTelegramClient<HTTPTelegramClient>>
+        public let messages: MigratingTelegramClient<Counted>
     }
 
     public func telegramClients(transport: any HTTPTransport, token: Secret, store: BotStore) -> TelegramClients {
         let logger = options.makeLogger("bot")
         let telegramLogger = options.makeLogger("telegram")
         let http = HTTPTelegramClient(transport: transport, baseURL: configuration.telegramAPIURL, token: token, logger: telegramLogger)
-            .instrumented(options.metrics)
+            .instrumented(api: "telegram", options.metrics)
         return TelegramClients(
             polling: http,
-            calls: http.retrying(options.telegramRetry, clock: options.clock, logger: telegramLogger, metrics: options.metrics),
+            calls: http.retrying(options.telegramRetry, api: "telegram", clock: options.clock, logger: telegramLogger, metrics: options.metrics),
             messages: http.followingMigrations { from, to in await store.followMigration(from: from, to: to, logger: logger) }
         )
     }

@@ -168,7 +168,7 @@ public struct BotService: Service, CustomStringConvertible {
                 }
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
-            } catch let error as TelegramError where error.isTransient {
+            } catch let error as TelegramError where !error.verdict.isRefusal {
                 guard !Task.isCancelled else { return nil }
                 attempt += 1
                 let delay = settings.startupBackoff.delay(beforeRetry: attempt)

@@ -120,7 +120,7 @@ public struct InlineThrowbacks: Sendable {
             _ = try await telegram.send(
                 TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
             )
-        } catch let error as TelegramError where error.meansNotModified {
+        } catch let error as TelegramError where error.verdict == .refused(.alreadyDone) {
             // It was sent as that photo already.
         } catch {
             logger.notice("could not put a collage into an inline message", metadata: ["error": "\(error)"])
@@ -150,7 +150,7 @@ public struct InlineThrowbacks: Sendable {
                     TelegramRequest.editInlineMessageCaption(inlineMessageID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
                 )
             }
-        } catch let error as TelegramError where error.meansNotModified {
+        } catch let error as TelegramError where error.verdict == .refused(.alreadyDone) {
             // Pressed twice: it shows that year already.
         } catch {
             logger.notice("could not edit an inline message", metadata: ["error": "\(error)"])

@@ -1,4 +1,5 @@
 import LastFM
+import Networking
 
 /// The most Last.fm users a chat's roster holds, so a weekly post stays readable.
 let rosterLimit = 50
@@ -109,7 +110,7 @@ public struct ImportCommand: Command {
         let friends: [String]
         do {
             friends = try await lastFM.allFriends(user: name).map(\.name)
-        } catch let error as LastFMError {
+        } catch let error as ListeningError {
             return .reply(.text(error.userMessage))
         } catch {
             return .reply(.text("Could not read \(name)’s Last.fm friends just now. Try again in a minute."))

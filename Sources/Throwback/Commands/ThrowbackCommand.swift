@@ -1,4 +1,5 @@
 import LastFM
+import Networking
 
 /// `throwback [user] [years]` (alias `tb`): a user's top albums this week, N years ago.
 /// `me` or no user means the sender's linked account.
@@ -56,7 +57,7 @@ public struct ThrowbackCommand: Command {
     public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int) async -> BotReply {
         do {
             return .throwback(try await engine.throwback(user: user, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount))
-        } catch let error as any ListeningSourceFailure {
+        } catch let error as ListeningError {
             return .text(error.userMessage(hint: unknownUserHint))
         } catch let error as ThrowbackError {
             return .text(error.userMessage)

@@ -27,7 +27,7 @@ public struct ThrowbackEngine: Sendable {
 
     /// The throwback of `user` for the week `yearsAgo` years back.
     ///
-    /// - Throws: `ThrowbackError.yearsOutOfRange`, a `ListeningSourceFailure`, or `CancellationError`.
+    /// - Throws: `ThrowbackError.yearsOutOfRange`, a `ListeningError`, or `CancellationError`.
     public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int = 1) async throws -> ThrowbackOutcome {
         guard Self.yearRange.contains(yearsAgo) else { throw ThrowbackError.yearsOutOfRange(yearsAgo) }
         return try await throwback(user: user, in: try await history(of: user), yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount, now: now())

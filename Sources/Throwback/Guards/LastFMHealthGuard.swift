@@ -10,6 +10,6 @@ public struct LastFMHealthGuard: CommandGuard {
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
-        breaker.state == .open ? .deny(LastFMError.temporarilyUnavailable("circuit open").userMessage) : .allow(invocation)
+        breaker.state == .open ? .deny(ListeningError.circuitOpen(ScrobbleSource.lastFM.serviceName).userMessage) : .allow(invocation)
     }
 }

@@ -65,11 +65,11 @@ public final class ValidListenerGuard: CommandGuard {
             let canonical = try await history.account(name)
             answers.set(.exists(canonical), forKey: key, expiresAt: now + foundLifetime)
             return decision(.exists(canonical), invocation)
-        } catch let error as any ListeningSourceFailure where error.unknownName != nil {
+        } catch let error as ListeningError where error.unknownName != nil {
             let answer = Answer.notFound(error.userMessage(hint: unknownUserHint))
             answers.set(answer, forKey: key, expiresAt: now + notFoundLifetime)
             return decision(answer, invocation)
-        } catch let error as any ListeningSourceFailure {
+        } catch let error as ListeningError {
             return .deny(error.userMessage)
         } catch {
             return .deny("Could not check that \(listener.source.serviceName) user. Try again in a minute.")

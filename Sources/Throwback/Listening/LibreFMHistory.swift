@@ -8,7 +8,8 @@ import WeeklyCharts
 public struct LibreFMHistory: ListeningHistory {
     private let client: LibreFMClient
 
-    /// - Parameter client: a Last.fm protocol client for `LIBREFM_API_URL`, with its own adaptors.
+    /// - Parameter client: a Last.fm protocol client for `LIBREFM_API_URL`, with its own
+    ///   adaptors, whose errors name Libre.fm.
     public init(client: any LastFMClient, now: @escaping @Sendable () -> Date = Date.init) {
         self.client = LibreFMClient(client: client, now: now)
     }
@@ -24,9 +25,4 @@ public struct LibreFMHistory: ListeningHistory {
     public func albumChart(of user: String, in range: WeeklyChartRange) async throws -> WeeklyAlbumChart {
         try await client.albumChart(of: user, in: range)
     }
-}
-
-extension LibreFMError: ListeningSourceFailure {
-    public var unknownName: String? { underlying.unknownName }
-    public var isPrivateProfile: Bool { underlying.isPrivateProfile }
 }

@@ -69,7 +69,7 @@ extension OutboxDeliverer {
             return .done
         } catch {
             return await failed(
-                message, request: request, error: error, verdict: error.sendVerdict(given: progress), failures: failures, logger: logger(for: message)
+                message, request: request, error: error, verdict: SendVerdict(error, progress: progress), failures: failures, logger: logger(for: message)
             )
         }
     }

@@ -1,6 +1,6 @@
-import WeeklyCharts
-
 import Foundation
+import Networking
+import WeeklyCharts
 
 /// One tracked user's part of a weekly post.
 public struct WeeklyEntry: Sendable, Equatable {
@@ -67,7 +67,7 @@ public struct WeeklyPostComposer: Sendable {
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .chart(main, anniversaries: anniversaries))
         } catch is CancellationError {
             throw CancellationError()
-        } catch let error as any ListeningSourceFailure where error.isPrivateProfile {
+        } catch let error as ListeningError where error.isPrivateProfile {
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .privateProfile)
         } catch {
             if Task.isCancelled { throw CancellationError() }
