@@ -1,6 +1,8 @@
 import Foundation
 
-/// Exponential backoff with jitter and a bounded number of attempts.
+/// Exponential backoff with jitter and a bounded number of attempts: how every part of the
+/// bot that waits before trying again decides how long (the client adaptors, the outbox, the
+/// poller, start-up and the weekly scheduler), and, for all but the outbox, the loop that waits.
 public struct RetryPolicy: Sendable, Equatable {
     /// Total tries, the first one included.
     public var maxAttempts: Int
@@ -46,6 +48,36 @@ public struct RetryPolicy: Sendable, Equatable {
         case .notSent(let serverWait): serverWait ?? delay(beforeRetry: retry)
         case .mayHaveBeenSent: repeatable ? delay(beforeRetry: retry) : nil
         case .refused: nil
+        }
+    }
+
+    /// Runs `operation` until it succeeds; after a failure, sleeps for the wait `wait` names
+    /// and tries again, while attempts remain and the task is not cancelled. A failure `wait`
+    /// names no wait for is thrown, as is the last one when attempts run out. Cancelled while
+    /// it sleeps, it throws the failure that ended the last attempt, so that the caller can
+    /// tell what became of the call.
+    ///
+    /// - Parameters:
+    ///   - sleep: how to wait: a clock's sleep, or one that something may end early.
+    ///   - wait: the wait before another try after `error`, the `attempt`th failure; nil to give up.
+    ///   - willRetry: told of each retry, with the attempt about to be made, for logs and metrics.
+    public func run<T>(
+        sleep: (Duration) async throws -> Void,
+        wait: (_ error: any Error, _ attempt: Int) -> Duration?,
+        willRetry: (_ error: any Error, _ attempt: Int, _ wait: Duration) -> Void = { _, _, _ in },
+        _ operation: () async throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await operation()
+            } catch {
+                guard attempt < maxAttempts, !Task.isCancelled, let delay = wait(error, attempt) else { throw error }
+                willRetry(error, attempt + 1, delay)
+                let failure = error
+                do { try await sleep(delay) } catch { throw failure }
+                attempt += 1
+            }
         }
     }
 }

@@ -22,9 +22,9 @@ public struct Retrying: CallAdaptor {
 
     public func call<Request: APIRequest>(_ request: Request, next: () async throws -> Request.Response) async throws -> Request.Response {
         let started = request.patience == nil ? .zero : clock.elapsed()
-        return try await withRetries(
-            policy: policy, clock: clock,
-            delay: { error, attempt in
+        return try await policy.run(
+            sleep: clock.sleep,
+            wait: { error, attempt in
                 guard let failure = error as? any ServiceFailure,
                       let wait = policy.wait(beforeRetry: attempt, after: failure.verdict, repeatable: request.isRepeatable)
                 else { return nil }
@@ -37,7 +37,7 @@ public struct Retrying: CallAdaptor {
                     "api": "\(api)", "method": "\(request.method)", "attempt": "\(attempt)", "delay": "\(wait)", "error": "\(error)",
                 ])
             },
-            operation: next
+            next
         )
     }
 }

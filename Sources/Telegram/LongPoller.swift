@@ -82,97 +82,98 @@ public struct LongPoller: AsyncSequence, Sendable {
         /// The batch being handed out, and how much of it has been.
         var buffer: [Update] = []
         var handedOut = 0
-        var failures = 0
 
         public mutating func next() async throws -> Update? {
             while handedOut == buffer.count {
                 (buffer, handedOut) = ([], 0)
                 if Task.isCancelled { return nil }
                 do {
-                    try await poll()
-                } catch is CancellationError {
-                    return nil
+                    (offset, buffer) = try await poller.batch(after: offset)
+                } catch {
+                    // Cancelled while polling, or while waiting to poll again.
+                    if Task.isCancelled || error is CancellationError { return nil }
+                    throw error
                 }
             }
             // An index rather than `removeFirst`, which would move every update left each time.
             handedOut += 1
             return buffer[handedOut - 1]
         }
+    }
 
-        private mutating func poll() async throws {
-            let configuration = poller.configuration
-            do {
-                let updates = try await poller.client.getUpdates(
-                    offset: offset, limit: configuration.limit, timeout: configuration.timeout,
-                    allowedUpdates: configuration.allowedUpdates,
+    /// The next batch after `offset`, with the offset that confirms it; polled again after every
+    /// failure but a refused token or API URL, with the backoff policy's waits.
+    private func batch(after offset: Int64?) async throws -> (offset: Int64?, updates: [Update]) {
+        var failures = 0
+        do {
+            let batch: (offset: Int64?, updates: [Update]) = try await configuration.backoff.run(sleep: clock.sleep, wait: wait, willRetry: { error, attempt, delay in
+                failures = attempt - 1
+                logRetry(after: error, failures: failures, delay: delay)
+            }) {
+                let updates = try await client.getUpdates(
+                    offset: offset, limit: configuration.limit, timeout: configuration.timeout, allowedUpdates: configuration.allowedUpdates,
                     requestTimeout: .seconds(configuration.timeout) + configuration.requestTimeoutMargin
                 )
-                await poller.onPoll()
-                if failures > 0 { poller.logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
-                failures = 0
+                await onPoll()
                 // Every update counts, even one whose id is lower than before: Telegram
                 // renumbers updates after a quiet week. Duplicates are recognised later, by
                 // what the update is.
-                guard let last = updates.last else { return }
+                guard let last = updates.last else { return (offset, [Update]()) }
                 let next = Self.offset(after: last.update.updateID)
-                let fresh: [Update]
                 do {
-                    fresh = try await poller.onBatch(updates, next)
-                } catch is CancellationError {
-                    throw CancellationError()
-                } catch {
+                    return (next, try await onBatch(updates, next))
+                } catch let error where !(error is CancellationError) {
                     // Not stored means not confirmed: Telegram keeps the batch and sends it again.
-                    failures += 1
-                    let delay = configuration.backoff.delay(beforeRetry: failures)
-                    poller.logger.error("could not store received updates; polling them again", metadata: [
-                        "error": "\(error)", "delay": "\(delay)",
-                    ])
-                    try await poller.clock.sleep(delay)
-                    return
+                    throw BatchNotStored(error: error)
                 }
-                offset = next
-                buffer = fresh
-                handedOut = 0
-            } catch let error as TelegramError {
-                try await recover(from: error)
             }
+            if failures > 0 { logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
+            return batch
+        } catch TelegramError.unauthorized {
+            logger.critical("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN")
+            throw TelegramError.unauthorized
+        } catch TelegramError.notFound {
+            logger.critical("Telegram answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN")
+            throw TelegramError.notFound
         }
+    }
 
-        /// The offset that confirms `id`: one past it, or the largest offset there is. An id of
-        /// `Int64.max` from a broken server then stays unconfirmed, and is recognised by what it
-        /// is when it comes again, rather than trapping on overflow.
-        static func offset(after id: Int64) -> Int64 {
-            let (next, overflow) = id.addingReportingOverflow(1)
-            return overflow ? .max : next
-        }
+    /// The offset that confirms `id`: one past it, or the largest offset there is. An id of
+    /// `Int64.max` from a broken server then stays unconfirmed, and is recognised by what it
+    /// is when it comes again, rather than trapping on overflow.
+    static func offset(after id: Int64) -> Int64 {
+        let (next, overflow) = id.addingReportingOverflow(1)
+        return overflow ? .max : next
+    }
 
-        private mutating func recover(from error: TelegramError) async throws {
-            switch error {
-            case .unauthorized:
-                poller.logger.critical("Telegram rejected the bot token (401 Unauthorized): check TELEGRAM_BOT_TOKEN")
-                throw error
-            case .notFound:
-                poller.logger.critical(
-                    "Telegram answered 404 Not Found: the API URL or the bot token is wrong; check TELEGRAM_API_URL and TELEGRAM_BOT_TOKEN"
-                )
-                throw error
-            case .retryAfter(let seconds):
-                poller.logger.warning("Telegram asked to wait before polling again", metadata: ["seconds": "\(seconds)"])
-                try await poller.clock.sleep(.seconds(seconds))
-            case .conflict:
-                poller.logger.error(
-                    "Another process is polling with this bot token, or a webhook is set (409). Stop the other instance; retrying slowly.",
-                    metadata: ["retryIn": "\(poller.configuration.conflictDelay)"]
-                )
-                try await poller.clock.sleep(poller.configuration.conflictDelay)
-            default:
-                failures += 1
-                let delay = poller.configuration.backoff.delay(beforeRetry: failures)
-                poller.logger.warning("Telegram polling failed; backing off", metadata: [
-                    "error": "\(error)", "failures": "\(failures)", "delay": "\(delay)",
-                ])
-                try await poller.clock.sleep(delay)
-            }
+    /// The wait before polling again: Telegram's own on a 429, a slow pace while another poller
+    /// holds the token (409), else the backoff; none after a refused token or API URL.
+    private func wait(after error: any Error, attempt: Int) -> Duration? {
+        switch error {
+        case TelegramError.unauthorized, TelegramError.notFound, is CancellationError: nil
+        case TelegramError.conflict: configuration.conflictDelay
+        default: (error as? TelegramError)?.verdict.retryAfter ?? configuration.backoff.delay(beforeRetry: attempt)
         }
+    }
+
+    private func logRetry(after error: any Error, failures: Int, delay: Duration) {
+        switch error {
+        case TelegramError.retryAfter(let seconds):
+            logger.warning("Telegram asked to wait before polling again", metadata: ["seconds": "\(seconds)"])
+        case TelegramError.conflict:
+            logger.error(
+                "Another process is polling with this bot token, or a webhook is set (409). Stop the other instance; retrying slowly.",
+                metadata: ["retryIn": "\(delay)"]
+            )
+        case let error as BatchNotStored:
+            logger.error("could not store received updates; polling them again", metadata: ["error": "\(error.error)", "delay": "\(delay)"])
+        default:
+            logger.warning("Telegram polling failed; backing off", metadata: ["error": "\(error)", "failures": "\(failures)", "delay": "\(delay)"])
+        }
+    }
+
+    /// A batch received but not stored, so not confirmed.
+    private struct BatchNotStored: Error {
+        var error: any Error
     }
 }

@@ -128,7 +128,10 @@ private func offsets(_ transport: ScriptedTransport) -> [Int?] {
         await clock.advance(by: .seconds(4))
         #expect(await clock.waitForSleeper())
         #expect(transport.requests.count == 2)
-        await clock.advance(by: .seconds(2))
+        // The second failure in a row, after a 429 that counts as one: twice the first backoff.
+        await clock.advance(by: .seconds(3))
+        #expect(transport.requests.count == 2)
+        await clock.advance(by: .seconds(1))
         #expect(try await first.value == 1)
     }
 

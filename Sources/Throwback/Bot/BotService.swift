@@ -152,11 +152,25 @@ public struct BotService: Service, CustomStringConvertible {
     /// Retries while Telegram is unreachable; a rejected token ends it at once.
     /// Returns nil if cancelled first.
     private func startUp() async throws -> User? {
-        var attempt = 0
-        let firstFailure = elapsed.elapsed()
+        let started = elapsed.elapsed()
         var warned = false
-        while !Task.isCancelled {
-            do {
+        do {
+            return try await settings.startupBackoff.run(
+                sleep: elapsed.sleep,
+                wait: { error, attempt in
+                    (error as? TelegramError).flatMap { settings.startupBackoff.wait(beforeRetry: attempt, after: $0.verdict) }
+                },
+                willRetry: { error, _, delay in
+                    // The base URL only: the token is part of every method's URL.
+                    logger.notice("Telegram start-up failed; retrying", metadata: ["url": "\(apiURL)", "error": "\(error)", "delay": "\(delay)"])
+                    if !warned, elapsed.elapsed() - started >= .seconds(60) {
+                        warned = true
+                        logger.warning(
+                            "Telegram has not answered for a minute at \(apiURL) (\(error)): check TELEGRAM_API_URL, the network and DNS, and any proxy; still retrying"
+                        )
+                    }
+                }
+            ) {
                 let me = try await pollingClient.getMe()
                 if let webhook {
                     try await pollingClient.setWebhook(webhook.registration)
@@ -168,23 +182,10 @@ public struct BotService: Service, CustomStringConvertible {
                 }
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
-            } catch let error as TelegramError where !error.verdict.isRefusal {
-                guard !Task.isCancelled else { return nil }
-                attempt += 1
-                let delay = settings.startupBackoff.delay(beforeRetry: attempt)
-                // The base URL only: the token is part of every method's URL.
-                logger.notice("Telegram start-up failed; retrying", metadata: ["url": "\(apiURL)", "error": "\(error)", "delay": "\(delay)"])
-                if !warned, elapsed.elapsed() - firstFailure >= .seconds(60) {
-                    warned = true
-                    logger.warning(
-                        "Telegram has not answered for a minute at \(apiURL) (\(error)): check TELEGRAM_API_URL, the network and DNS, and any proxy; still retrying"
-                    )
-                }
-                do { try await elapsed.sleep(delay) } catch { return nil }
-            } catch is CancellationError {
-                return nil
             }
+        } catch {
+            if Task.isCancelled || error is CancellationError { return nil }
+            throw error
         }
-        return nil
     }
 }

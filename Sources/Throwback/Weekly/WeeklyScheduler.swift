@@ -97,18 +97,38 @@ public struct WeeklyScheduler: Service, CustomStringConvertible {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            var failures = 0
             while !Task.isCancelled {
-                var wake = await tick()
-                if wake.failed {
-                    failures += 1
-                    wake.at = min(wake.at, now().addingTimeInterval(retry.delay(beforeRetry: failures).seconds))
-                } else {
-                    failures = 0
+                // A round that left something undone goes again after the backoff, or at the
+                // next post if that is sooner.
+                let next = try? await retry.run(
+                    sleep: { try await rest(for: $0) },
+                    wait: { error, attempt in (error as? UnfinishedRound).map { min(retry.delay(beforeRetry: attempt), untilNow($0.next)) } }
+                ) {
+                    let wake = await tick()
+                    if wake.failed { throw UnfinishedRound(next: wake.at) }
+                    return wake.at
                 }
-                await changes.wait(for: min(.seconds(max(0, wake.at.timeIntervalSince(now()))), maxSleep), on: clock)
+                guard let next else { return }
+                try? await rest(for: untilNow(next))
             }
         }
+    }
+
+    /// A round that left something undone, and when the next post is due.
+    private struct UnfinishedRound: Error {
+        var next: Date
+    }
+
+    /// How long from now until `date`.
+    private func untilNow(_ date: Date) -> Duration {
+        .seconds(max(0, date.timeIntervalSince(now())))
+    }
+
+    /// Sleeps at most `maxSleep`, and no longer than until a chat's weekly settings change;
+    /// throws once cancelled.
+    private func rest(for duration: Duration) async throws {
+        await changes.wait(for: min(duration, maxSleep), on: clock)
+        try Task.checkCancellation()
     }
 
     /// The chats whose post is due at `now` (or still due, for a post missed while the bot was
