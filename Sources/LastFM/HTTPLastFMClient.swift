@@ -7,50 +7,29 @@ public struct HTTPLastFMClient: LastFMClient {
     /// Last.fm's own API root.
     public static let defaultBaseURL = URL(string: "https://ws.audioscrobbler.com/2.0/")!
 
-    private let transport: any HTTPTransport
     private let baseURL: URL
     private let apiKey: Secret
+    private let service: ListeningService
     private let logger: Logger
-    private let redactor: SecretRedactor
-    private let service: String
 
     /// - Parameters:
     ///   - baseURL: `LASTFM_API_URL`; any Last.fm-compatible root, such as Libre.fm's.
     ///   - apiKey: `LASTFM_API_KEY`. It is sent in the query and never logged.
-    ///   - service: the service's name in log lines, so that Libre.fm's are not read as Last.fm's.
+    ///   - service: the service's name in its errors and log lines, so that Libre.fm's are not read as Last.fm's.
     public init(
         transport: any HTTPTransport, baseURL: URL = defaultBaseURL, apiKey: Secret, service: String = "Last.fm",
         logger: Logger = Logger(label: "lastfm")
     ) {
-        self.transport = transport
         self.baseURL = baseURL
         self.apiKey = apiKey
-        self.service = service
+        self.service = ListeningService(name: service, transport: transport, secrets: [apiKey], logger: logger)
         self.logger = logger
-        self.redactor = SecretRedactor(secrets: [apiKey])
     }
 
     public func send<Response>(_ call: LastFMCall<Response>) async throws -> Response {
         let request = HTTPRequest(url: url(for: call), headers: ["User-Agent": "vinylogue-bot"], timeout: .seconds(20))
-        logger.debug("\(service) request", metadata: ["method": "\(call.method)", "user": "\(call.user ?? "-")"])
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as TransportError {
-            logger.warning("\(service) unreachable", metadata: ["method": "\(call.method)", "error": "\(redactor.redact(error.description))"])
-            throw ListeningError(service, .transport(redactor.redact(error.description)))
-        }
-        do {
-            return try Self.interpret(response, for: call, service: service)
-        } catch let error as ListeningError {
-            let error = error.redacted(with: redactor)
-            // A missing user is an answer, not an incident; failures of the service are.
-            logger.log(
-                level: error.verdict.isRefusal ? .debug : .warning, "\(service) error",
-                metadata: ["method": "\(call.method)", "error": "\(error)"]
-            )
-            throw error
-        }
+        logger.debug("\(service.name) request", metadata: ["method": "\(call.method)", "user": "\(call.user ?? "-")"])
+        return try await service.ask(request, method: call.method) { [service] in try Self.interpret($0, for: call, service: service.name) }
     }
 
     func url(for call: LastFMCall<some Any>) -> URL {

@@ -10,21 +10,19 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
     /// Who is asking, as ListenBrainz asks clients to say.
     static let userAgent = "vinylogue-bot (Telegram bot posting weekly listening throwbacks)"
 
-    private let transport: any HTTPTransport
     private let baseURL: URL
     private let token: Secret?
+    private let service: ListeningService
     private let logger: Logger
-    private let redactor: SecretRedactor
 
     /// - Parameters:
     ///   - baseURL: `LISTENBRAINZ_API_URL`, with or without the `/1/` version segment.
     ///   - token: `LISTENBRAINZ_TOKEN`: optional; it raises the rate limit. Never logged.
     public init(transport: any HTTPTransport, baseURL: URL = defaultBaseURL, token: Secret? = nil, logger: Logger = Logger(label: "listenbrainz")) {
-        self.transport = transport
         self.baseURL = Self.versioned(baseURL)
         self.token = token
+        self.service = ListeningService(name: Self.serviceName, transport: transport, secrets: token.map { [$0] } ?? [], logger: logger)
         self.logger = logger
-        self.redactor = SecretRedactor(secrets: token.map { [$0] } ?? [])
     }
 
     public func listens(_ request: ListensRequest) async throws -> ListensPage {
@@ -34,20 +32,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         logger.debug("ListenBrainz request", metadata: [
             "user": "\(request.user)", "max_ts": "\(request.maxTimestamp.map(String.init) ?? "-")", "min_ts": "\(request.minTimestamp.map(String.init) ?? "-")",
         ])
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(http)
-        } catch let error as TransportError {
-            logger.warning("ListenBrainz unreachable", metadata: ["error": "\(redactor.redact(error.description))"])
-            throw ListeningError(Self.service, .transport(redactor.redact(error.description)))
-        }
-        do {
-            return try Self.interpret(response, for: request)
-        } catch let error as ListeningError {
-            let error = error.redacted(with: redactor)
-            logger.log(level: error.verdict.isRefusal ? .debug : .warning, "ListenBrainz error", metadata: ["error": "\(error)"])
-            throw error
-        }
+        return try await service.ask(http, method: request.method) { try Self.interpret($0, for: request) }
     }
 
     /// `GET {base}validate-token` with the configured token: whose it is. Without a token,
@@ -57,28 +42,24 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
             url: baseURL.appendingPathComponent("validate-token"), headers: headers(), timeout: .seconds(20),
             responseHeaders: ListenBrainzRateLimit.headerNames
         )
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(http)
-        } catch let error as TransportError {
-            throw ListeningError(Self.service, .transport(redactor.redact(error.description)))
-        }
         struct Answer: Decodable {
             var valid: Bool
             var message: String?
             var userName: String?
             enum CodingKeys: String, CodingKey { case valid, message, userName = "user_name" }
         }
-        switch response.status {
-        case 200..<300:
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
-                throw ListeningError(Self.service, .undecodable("validate-token: not the expected JSON"))
+        return try await service.ask(http, method: "validate-token") { [token] response in
+            switch response.status {
+            case 200..<300:
+                guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
+                    throw ListeningError(Self.serviceName, .undecodable("validate-token: not the expected JSON"))
+                }
+                return answer.valid ? .valid(user: answer.userName ?? "") : .invalid(message: answer.message ?? "")
+            case 400 where token == nil:
+                return .noToken
+            default:
+                throw Self.failure(response, user: nil)
             }
-            return answer.valid ? .valid(user: answer.userName ?? "") : .invalid(message: answer.message ?? "")
-        case 400 where token == nil:
-            return .noToken
-        default:
-            throw Self.failure(response, user: nil).redacted(with: redactor)
         }
     }
 
@@ -114,7 +95,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
     }
 
     /// The service's name in its errors.
-    static let service = "ListenBrainz"
+    static let serviceName = "ListenBrainz"
 
     /// Turns a status and body into a page or a typed error.
     static func interpret(_ response: HTTPResponse, for request: ListensRequest) throws -> ListensPage {
@@ -124,7 +105,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
             page.rateLimit = ListenBrainzRateLimit(headers: response.headers)
             return page
         } catch {
-            throw ListeningError(service, .undecodable("listens: not the expected JSON"))
+            throw ListeningError(serviceName, .undecodable("listens: not the expected JSON"))
         }
     }
 
@@ -137,7 +118,7 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
         case 500...: .temporarilyUnavailable("HTTP \(response.status)")
         default: .rejected(code: response.status, message: message(in: response.body))
         }
-        return ListeningError(service, reason)
+        return ListeningError(serviceName, reason)
     }
 
     /// The `error` text of an error body, shortened.

@@ -24,15 +24,11 @@ public enum SendVerdict: Sendable, Equatable {
         case request
     }
 
-    /// The verdict on any error: a service's own, else (a cancellation, above all) may have been sent.
-    public init(_ error: any Error) {
-        self = (error as? any ServiceFailure)?.verdict ?? .mayHaveBeenSent
-    }
-
-    /// The verdict knowing how far the request got: one that may have been sent by the error
-    /// alone (a cancellation, a timeout) certainly was not if its bytes never started to leave.
+    /// The verdict on any error, knowing how far the request got: the service's own, else (a
+    /// cancellation, above all) may have been sent; and one that may have been sent by the
+    /// error alone (a cancellation, a timeout) certainly was not if its bytes never started to leave.
     public init(_ error: any Error, progress: SendProgress) {
-        let verdict = SendVerdict(error)
+        let verdict = (error as? any ServiceFailure)?.verdict ?? .mayHaveBeenSent
         self = verdict == .mayHaveBeenSent && progress.certainlyNotSent ? .notSent(retryAfter: nil) : verdict
     }
 
