@@ -1,29 +1,49 @@
-/// Keeps to a service's limit: every call reserves its moment in a shared `RequestPacer`
-/// before it goes, first come, first served. When the service says its budget is spent (a
-/// 429 with its wait, or an answer that says so) no call goes until that wait has passed.
-public struct RateLimited: CallAdaptor {
-    private let pacer: RequestPacer
+import Synchronization
 
-    public init(pacer: RequestPacer) {
-        self.pacer = pacer
+/// Keeps to a service's limit, at most `limit` calls in any `window`: each call reserves the
+/// first free moment in a `RateWindow` the callers share, first come, first served, and waits
+/// for it. When the service says its budget is spent (a 429 with its wait, or an answer that
+/// says so) no call goes until that wait has passed: the service is believed over the estimate.
+/// Cancelling a wait gives nothing back: the slot passes unused, which only errs on the side
+/// of the limit.
+public final class RateLimited: CallAdaptor {
+    private struct State {
+        var window: RateWindow
+        /// No slot is given before this moment: the service said its budget is spent.
+        var notBefore: Duration = .zero
+    }
+
+    private let state: Mutex<State>
+    private let clock: ElapsedClock
+
+    public init(limit: Int, per window: Duration, clock: ElapsedClock) {
+        self.state = Mutex(State(window: RateWindow(limit: limit, window: window)))
+        self.clock = clock
     }
 
     public func call<Request: APIRequest>(_ request: Request, next: () async throws -> Request.Response) async throws -> Request.Response {
-        try await pacer.next()
+        let now = clock.elapsed()
+        let at = state.withLock { $0.window.reserve(now: max(now, $0.notBefore)) }
+        if at > now { try await clock.sleep(at - now) }
         do {
             let response = try await next()
-            if let wait = request.holdOff(after: response) { pacer.holdOff(for: wait) }
+            if let wait = request.holdOff(after: response) { holdOff(for: wait) }
             return response
         } catch let failure as any ServiceFailure {
-            if let wait = failure.verdict.retryAfter { pacer.holdOff(for: wait) }
+            if let wait = failure.verdict.retryAfter { holdOff(for: wait) }
             throw failure
         }
+    }
+
+    private func holdOff(for wait: Duration) {
+        let until = clock.elapsed() + max(wait, .zero)
+        state.withLock { $0.notBefore = max($0.notBefore, until) }
     }
 }
 
 extension ServiceClient {
     /// At most `requests` calls in any `window`, and none while the service says to wait.
     public func rateLimited(requests: Int, per window: Duration, clock: any Clock<Duration> = ContinuousClock()) -> Adapted<Self, RateLimited> {
-        adapted(by: RateLimited(pacer: RequestPacer(limit: requests, per: window, clock: ElapsedClock(clock))))
+        adapted(by: RateLimited(limit: requests, per: window, clock: ElapsedClock(clock)))
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// At most `limit` events in any `window`: the arithmetic of every outgoing rate limit of
 /// the bot (Last.fm's requests a second, Telegram's flood limits). Events are reserved, not
 /// polled: each caller is given the first moment that keeps the limit, in the order they
@@ -44,38 +42,4 @@ public struct RateWindow: Sendable {
 
     /// From this moment on the window holds nothing back: it behaves like a new one.
     public var idleFrom: Duration { (times.last ?? .zero) + window }
-}
-
-/// A `RateWindow` that concurrent callers share: each call reserves the next free moment
-/// and waits for it. Cancelling a wait gives nothing back: the slot passes unused, which
-/// only ever errs on the side of the limit.
-public final class RequestPacer: Sendable {
-    private struct State {
-        var window: RateWindow
-        /// No slot is given before this moment: the service said its budget is spent.
-        var notBefore: Duration = .zero
-    }
-
-    private let state: Mutex<State>
-    private let clock: ElapsedClock
-
-    public init(limit: Int, per window: Duration, clock: ElapsedClock) {
-        self.state = Mutex(State(window: RateWindow(limit: limit, window: window)))
-        self.clock = clock
-    }
-
-    /// Waits for this caller's slot. Throws `CancellationError` if cancelled while waiting.
-    public func next() async throws {
-        let now = clock.elapsed()
-        let at = state.withLock { $0.window.reserve(now: max(now, $0.notBefore)) }
-        if at > now { try await clock.sleep(at - now) }
-    }
-
-    /// Gives no slot for `wait` from now: a service that announces its own budget (remaining
-    /// requests, seconds to the reset) is believed over the pacer's estimate. Negative waits
-    /// count as none.
-    public func holdOff(for wait: Duration) {
-        let until = clock.elapsed() + max(wait, .zero)
-        state.withLock { $0.notBefore = max($0.notBefore, until) }
-    }
 }

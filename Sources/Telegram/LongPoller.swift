@@ -120,12 +120,9 @@ public struct LongPoller: AsyncSequence, Sendable {
                 // what the update is.
                 guard let last = updates.last else { return (offset, [Update]()) }
                 let next = Self.offset(after: last.update.updateID)
-                do {
-                    return (next, try await onBatch(updates, next))
-                } catch let error where !(error is CancellationError) {
-                    // Not stored means not confirmed: Telegram keeps the batch and sends it again.
-                    throw BatchNotStored(error: error)
-                }
+                // Not stored means not confirmed: should this fail, Telegram keeps the batch and
+                // sends it again.
+                return (next, try await onBatch(updates, next))
             }
             if failures > 0 { logger.notice("Telegram polling recovered", metadata: ["failures": "\(failures)"]) }
             return batch
@@ -165,15 +162,11 @@ public struct LongPoller: AsyncSequence, Sendable {
                 "Another process is polling with this bot token, or a webhook is set (409). Stop the other instance; retrying slowly.",
                 metadata: ["retryIn": "\(delay)"]
             )
-        case let error as BatchNotStored:
-            logger.error("could not store received updates; polling them again", metadata: ["error": "\(error.error)", "delay": "\(delay)"])
-        default:
+        case is TelegramError:
             logger.warning("Telegram polling failed; backing off", metadata: ["error": "\(error)", "failures": "\(failures)", "delay": "\(delay)"])
+        default:
+            // Only storing a batch fails otherwise.
+            logger.error("could not store received updates; polling them again", metadata: ["error": "\(error)", "delay": "\(delay)"])
         }
-    }
-
-    /// A batch received but not stored, so not confirmed.
-    private struct BatchNotStored: Error {
-        var error: any Error
     }
 }

@@ -1,4 +1,5 @@
 import Clocks
+import Foundation
 import Networking
 import Testing
 import TestSupport
@@ -21,20 +22,23 @@ import TestLogging
     }
 }
 
-@Suite(.capturingLogs) struct RequestPacerTests {
+@Suite(.capturingLogs) struct RateLimitedTests {
     /// Callers are served in the order they ask, each at the first moment within the limit.
     @Test func waitersAreGivenTheirSlotsFirstComeFirstServed() async throws {
         let clock = TestClock()
-        let pacer = RequestPacer(limit: 2, per: .seconds(1), clock: ElapsedClock(clock))
-        try await pacer.next()
-        try await pacer.next()
-        let third = Task { try await pacer.next() }
+        let limited = RateLimited(limit: 2, per: .seconds(1), clock: ElapsedClock(clock))
+        @Sendable func next() async throws {
+            _ = try await limited.call(HTTPRequest(url: URL(string: "http://127.0.0.1/")!)) { HTTPResponse(status: 200, body: Data()) }
+        }
+        try await next()
+        try await next()
+        let third = Task { try await next() }
         #expect(await clock.waitForSleeper())
-        let fourth = Task { try await pacer.next() }
+        let fourth = Task { try await next() }
         await clock.advance(by: .seconds(1))
         try await third.value
         try await fourth.value
-        let fifth = Task { try await pacer.next() }
+        let fifth = Task { try await next() }
         #expect(await clock.waitForSleeper())
         await clock.advance(by: .seconds(1))
         try await fifth.value
