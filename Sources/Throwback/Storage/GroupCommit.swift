@@ -121,9 +121,12 @@ final class GroupCommit: Sendable {
     /// Another connection held the write lock, and the commit was not to wait for it.
     private struct LockTaken: Error {}
 
-    /// How long a commit on the store's thread waits for the write lock: the connections'
-    /// busy timeout.
+    /// How long a connection waits for a lock another holds: its busy timeout.
     static let lockWait: Double = 5
+    /// How long a commit on the store's thread waits for the write lock before its writes
+    /// fail: longer than a connection's, since it holds up no other work, and its writers
+    /// would rather be late than lost.
+    static let commitLockWait: Double = 30
 
     private func requeue(_ writes: [Write]) {
         queue.withLock { $0.pending.insert(contentsOf: writes, at: 0) }
@@ -133,17 +136,13 @@ final class GroupCommit: Sendable {
     /// (GRDB's `inTransaction` compiles both for every transaction); rolled back if any throws.
     /// `syncing` says whether the commit is synced to disk.
     private func commit(_ writes: [Write], in db: Database, syncing: Bool, onStoreThread: Bool) throws {
-        if onStoreThread {
+        // Only BEGIN waits for the lock: once it is taken, nothing else in the transaction does.
+        sqlite3_busy_timeout(db.sqliteConnection, onStoreThread ? Int32(Self.commitLockWait * 1000) : 0)
+        defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.lockWait * 1000)) }
+        do {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        } else {
-            // Only BEGIN waits for the lock: once it is taken, nothing else in the transaction does.
-            sqlite3_busy_timeout(db.sqliteConnection, 0)
-            defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.lockWait * 1000)) }
-            do {
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-                throw LockTaken()
-            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && !onStoreThread {
+            throw LockTaken()
         }
         do {
             for write in writes { try write.run(db) }
