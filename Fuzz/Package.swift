@@ -14,6 +14,7 @@ let bot: [Target.Dependency] = [
     .product(name: "Telegram", package: "vinylogue-bot"),
     .product(name: "LastFM", package: "vinylogue-bot"),
     .product(name: "ListenBrainz", package: "vinylogue-bot"),
+    .product(name: "WeeklyCharts", package: "vinylogue-bot"),
     .product(name: "Throwback", package: "vinylogue-bot"),
 ]
 

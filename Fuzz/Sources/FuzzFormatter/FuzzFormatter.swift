@@ -3,6 +3,7 @@
 import Foundation
 import FuzzSupport
 import LastFM
+import WeeklyCharts
 import Telegram
 import Throwback
 

@@ -4,6 +4,7 @@
 import Foundation
 import FuzzSupport
 import LastFM
+import WeeklyCharts
 import Networking
 import Throwback
 

@@ -6,6 +6,7 @@ import Foundation
 import FuzzSupport
 import LastFM
 import ListenBrainz
+import WeeklyCharts
 import Networking
 import Throwback
 
