@@ -8,12 +8,12 @@ enum SQLiteValue {
     case text(String)
     case blob(Data)
     case bytes([UInt8])
-    /// A date, bound as the bot stores it (`StoredDate`).
-    case date(Date)
     case null
 
     static func integer(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
     static func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    /// A date, bound as the bot stores it (`StoredDate`).
+    static func date(_ value: Date) -> SQLiteValue { .text(StoredDate.text(value)) }
 }
 
 extension Statement {
@@ -84,13 +84,6 @@ extension Statement {
                 guard let base = utf8.baseAddress else { return try then(sqlite3_bind_text(statement, index, "", 0, borrowed)) }
                 return try then(base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
                     sqlite3_bind_text(statement, index, $0, Int32(utf8.count), borrowed)
-                })
-            }
-        case .date(let date):
-            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: StoredDate.maxLength) { buffer in
-                let count = StoredDate.write(date, into: buffer)
-                return try then(UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: count) {
-                    sqlite3_bind_text(statement, index, $0, Int32(count), borrowed)
                 })
             }
         case .blob(let data):
