@@ -157,14 +157,10 @@ public struct BotStore: Sendable {
     }
 
     /// The stored settings of these chats, each read by one prepared statement: a query for
-    /// the whole set would be written and compiled anew for every batch. Most chats never
-    /// changed a setting, and have no row to decode.
+    /// the whole set would be written and compiled anew for every batch.
     private static func storedSettings(of chats: some Sequence<Int64>, in db: Database) throws -> [ChatSettings] {
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM chat WHERE id = ?")
         let statement = try db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?")
-        return try chats.compactMap { chat in
-            try exists.hasRow(.integer(chat)) ? ChatSettings.fetchOne(statement, arguments: [chat]) : nil
-        }
+        return try chats.compactMap { chat in try ChatSettings.fetchOne(statement, arguments: [chat]) }
     }
 
     /// Changes a chat's settings, creating its row if needed.
