@@ -15,7 +15,7 @@ public struct SQLiteLastFMCache: LastFMCacheStore {
     }
 
     public func value(forKey key: String, now: Date) async -> Data? {
-        let answer = try? await store.readWithoutSnapshot { db -> (value: Data, expiresAt: Date?)? in
+        let answer = try? await store.read { db -> (value: Data, expiresAt: Date?)? in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT value, expiresAt FROM lastfmCache WHERE key = ?"), arguments: [key]).map {
                 ($0["value"], ($0["expiresAt"] as StoredDate?)?.date)
             }
