@@ -39,77 +39,12 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     /// `x|album=y` is then not the album `y|album=z`. A value without them keys as it always
     /// has, so the stored cache stays valid.
     public var cacheKey: String {
-        var length = method.utf8.count
-        for (name, value) in parameters {
-            // A value beyond ASCII is lowercased by the standard library's rules; rare.
-            guard let valueLength = Self.escapedASCIILength(value) else { return slowCacheKey }
-            length += name.utf8.count + valueLength + 2
-        }
-        // Written into the key's own storage, ASCII letters lowercased on the way: it is made
-        // for every warm lookup, where appending piece by piece cost more than the lookup.
-        return String(unsafeUninitializedCapacity: length) { out in
-            var position = 0
-            func write(_ text: String, asValue: Bool = false) {
-                var text = text
-                text.withUTF8 { bytes in
-                    for byte in bytes {
-                        if asValue, let escape = Self.escape(byte) {
-                            out[position] = UInt8(ascii: "%")
-                            out[position + 1] = escape.high
-                            out[position + 2] = escape.low
-                            position += 3
-                            continue
-                        }
-                        out[position] = asValue && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-                        position += 1
-                    }
-                }
-            }
-            write(method)
-            for (name, value) in parameters {
-                write("|")
-                write(name)
-                write("=")
-                write(value, asValue: true)
-            }
-            return position
-        }
-    }
-
-    private var slowCacheKey: String {
         parameters.reduce(method) { key, parameter in
-            var value = String.UnicodeScalarView()
-            for scalar in parameter.value.lowercased().unicodeScalars {
-                if scalar.isASCII, let escape = Self.escape(UInt8(scalar.value)) {
-                    value.append(contentsOf: ["%", UnicodeScalar(escape.high), UnicodeScalar(escape.low)])
-                } else {
-                    value.append(scalar)
-                }
-            }
-            return key + "|" + parameter.name + "=" + String(value)
-        }
-    }
-
-    /// The hex digits a separator of the key is written with inside a value, or nil for any other byte.
-    private static func escape(_ byte: UInt8) -> (high: UInt8, low: UInt8)? {
-        switch byte {
-        case UInt8(ascii: "%"): (UInt8(ascii: "2"), UInt8(ascii: "5"))
-        case UInt8(ascii: "|"): (UInt8(ascii: "7"), UInt8(ascii: "C"))
-        case UInt8(ascii: "="): (UInt8(ascii: "3"), UInt8(ascii: "D"))
-        default: nil
-        }
-    }
-
-    /// The value's length in the key, or nil if it is not all ASCII.
-    private static func escapedASCIILength(_ text: String) -> Int? {
-        var text = text
-        return text.withUTF8 { bytes in
-            var length = bytes.count
-            for byte in bytes {
-                if byte >= 0x80 { return nil }
-                if escape(byte) != nil { length += 2 }
-            }
-            return length
+            let value = parameter.value.lowercased()
+                .replacingOccurrences(of: "%", with: "%25")
+                .replacingOccurrences(of: "|", with: "%7C")
+                .replacingOccurrences(of: "=", with: "%3D")
+            return key + "|" + parameter.name + "=" + value
         }
     }
 

@@ -199,13 +199,7 @@ private struct Rendering: Hashable, Sendable {
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
-        // In the strings' buffers, with `memcmp`, as the bot's other byte scans are:
-        // `elementsEqual` on the views steps through a String's index machinery byte by byte,
-        // which cost more than formatting did.
-        var (a, b) = (a, b)
-        return a.withUTF8 { x in
-            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
-        }
+        a.utf8.elementsEqual(b.utf8)
     }
 
     /// The user and the week tell renderings apart; equality checks the albums.

@@ -14,17 +14,17 @@ extension StoreTransaction {
         let insertBody = try db.cachedStatement(sql: """
             INSERT INTO outboxBody (id, method, parameters, upload, collage) VALUES (?, ?, ?, ?, ?)
             """)
-        let created = SQLiteValue.date(now)
+        let created = StoredDate(now)
         return try messages.map { message in
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
             let parameters = message.request.encodeParameters()
-            message.id = try insert.insert(.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt))
-            try insertBody.run(
-                .integer(message.id), .text(message.request.method), .blob(parameters),
-                message.request.attachments[OutboxCoding.photoPart].map { .blob($0.data) } ?? .null,
-                .text(message.photoKey)
-            )
+            try insert.execute(arguments: [message.chatID, message.kind.rawValue, created, StoredDate(message.expiresAt)])
+            message.id = db.lastInsertedRowID
+            try insertBody.execute(arguments: [
+                message.id, message.request.method, parameters,
+                message.request.attachments[OutboxCoding.photoPart]?.data, message.photoKey,
+            ])
             return message
         }
     }
@@ -33,7 +33,8 @@ extension StoreTransaction {
     /// counts it as possibly sent. False when another process took it first.
     func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
         try db.cachedStatement(sql: "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'")
-            .run(.text(owner), .date(now), .integer(id)) > 0
+            .execute(arguments: [owner, StoredDate(now), id])
+        return db.changesCount > 0
     }
 
     /// A message that certainly never left waits again.
@@ -55,8 +56,8 @@ extension StoreTransaction {
     func recordSent(_ sends: [(id: Int64, messageID: Int64?)], at now: Date) throws {
         guard !sends.isEmpty else { return }
         let update = try db.cachedStatement(sql: "UPDATE outbox SET state = 'sent', messageID = ?, doneAt = ? WHERE id = ?")
-        let date = SQLiteValue.date(now)
-        for send in sends { try update.run(.integer(send.messageID), date, .integer(send.id)) }
+        let date = StoredDate(now)
+        for send in sends { try update.execute(arguments: [send.messageID, date, send.id]) }
     }
 
     /// Drops every message still waiting for `chat`, which can no longer be posted to;

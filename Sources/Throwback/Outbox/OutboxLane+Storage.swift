@@ -14,19 +14,21 @@ extension StoreTransaction {
             INSERT INTO outboxLane (chatID, owner, expiresAt) VALUES (?, ?, ?)
             ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
             WHERE outboxLane.owner = excluded.owner OR outboxLane.expiresAt <= ?
-            """).run(.integer(chat), .text(owner), .date(until), .date(now)) > 0
+            """).execute(arguments: [chat, owner, StoredDate(until), StoredDate(now)])
+        return db.changesCount > 0
     }
 
     /// Moves the end of `owner`'s lease of `chat` to `until`; false if it is no longer theirs.
     func renewLane(_ chat: Int64, owner: String, until: Date) throws -> Bool {
         try db.cachedStatement(sql: "UPDATE outboxLane SET expiresAt = ? WHERE chatID = ? AND owner = ?")
-            .run(.date(until), .integer(chat), .text(owner)) > 0
+            .execute(arguments: [StoredDate(until), chat, owner])
+        return db.changesCount > 0
     }
 
     /// Gives up `owner`'s lanes of `chats`: another process may send there at once.
     func releaseLanes(_ chats: some Sequence<Int64>, owner: String) throws {
         let release = try db.cachedStatement(sql: "DELETE FROM outboxLane WHERE chatID = ? AND owner = ?")
-        for chat in chats { try release.run(.integer(chat), .text(owner)) }
+        for chat in chats { try release.execute(arguments: [chat, owner]) }
     }
 }
 

@@ -30,7 +30,7 @@ extension BotStore {
     /// Counts every table's rows, and measures the files. Reads only: works on a database
     /// opened without migrating, whatever version wrote it.
     public func sizes() throws -> StoreSizes {
-        let (tables, cacheBytes) = try database.read { db in
+        let (tables, cacheBytes) = try readHere { db in
             let names = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY name
                 """)

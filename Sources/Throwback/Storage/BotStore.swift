@@ -98,19 +98,8 @@ public struct BotStore: Sendable {
     }
 
     /// GRDB's blocking read: from a synchronous function, so that its async overload is not chosen.
-    private func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+    func readHere<T>(_ body: (Database) throws -> T) throws -> T {
         try database.read(body)
-    }
-
-    /// A read on the calling thread, of statements that need no snapshot in common (each of
-    /// one chat's row, say). SQLite runs each statement in a snapshot of its own, so the read
-    /// needs no transaction around it, whose BEGIN and COMMIT would cost more than the read.
-    func readWithoutSnapshot<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try readWithoutSnapshotHere(body)
-    }
-
-    private func readWithoutSnapshotHere<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.unsafeRead(body)
     }
 
     // MARK: Operations
@@ -138,7 +127,7 @@ public struct BotStore: Sendable {
 
     public func settings(for chat: Int64) async throws -> ChatSettings {
         if let cached = recentSettings[chat] { return cached }
-        let settings = try await readWithoutSnapshot { db in try Self.storedSettings(of: [chat], in: db).first } ?? ChatSettings(id: chat)
+        let settings = try await read { db in try Self.storedSettings(of: [chat], in: db).first } ?? ChatSettings(id: chat)
         recentSettings.keep(settings)
         return settings
     }
@@ -157,14 +146,10 @@ public struct BotStore: Sendable {
     }
 
     /// The stored settings of these chats, each read by one prepared statement: a query for
-    /// the whole set would be written and compiled anew for every batch. Most chats never
-    /// changed a setting, and have no row to decode.
+    /// the whole set would be written and compiled anew for every batch.
     private static func storedSettings(of chats: some Sequence<Int64>, in db: Database) throws -> [ChatSettings] {
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM chat WHERE id = ?")
         let statement = try db.cachedStatement(sql: "SELECT * FROM chat WHERE id = ?")
-        return try chats.compactMap { chat in
-            try exists.hasRow(.integer(chat)) ? ChatSettings.fetchOne(statement, arguments: [chat]) : nil
-        }
+        return try chats.compactMap { chat in try ChatSettings.fetchOne(statement, arguments: [chat]) }
     }
 
     /// Changes a chat's settings, creating its row if needed.
@@ -204,18 +189,18 @@ public struct BotStore: Sendable {
     }
 
     public func linkedName(of telegramUser: Int64) async throws -> String? {
-        try await readWithoutSnapshot { db in
+        try await read { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT lastFMName FROM accountLink WHERE telegramUserID = ?"), arguments: [telegramUser])
         }
     }
 
     public func buttonName(key: String) async throws -> String? {
-        try await readWithoutSnapshot { db in try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM buttonName WHERE key = ?"), arguments: [key]) }
+        try await read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM buttonName WHERE key = ?"), arguments: [key]) }
     }
 
     /// The Telegram `file_id` of a collage already uploaded for this user, week and filter.
     public func collageFileID(_ key: CollageKey) async throws -> String? {
-        try await readWithoutSnapshot { db in
+        try await read { db in
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT fileID FROM collagePhoto WHERE \(CollageKey.condition)"), arguments: key.arguments
             )

@@ -15,7 +15,7 @@ public struct SQLiteLastFMCache: LastFMCacheStore {
     }
 
     public func value(forKey key: String, now: Date) async -> Data? {
-        let answer = try? await store.readWithoutSnapshot { db -> (value: Data, expiresAt: Date?)? in
+        let answer = try? await store.read { db -> (value: Data, expiresAt: Date?)? in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT value, expiresAt FROM lastfmCache WHERE key = ?"), arguments: [key]).map {
                 ($0["value"], ($0["expiresAt"] as StoredDate?)?.date)
             }
@@ -28,10 +28,11 @@ public struct SQLiteLastFMCache: LastFMCacheStore {
 
     public func store(_ value: Data, forKey key: String, expiresAt: Date?) async {
         let usedAt = now()
-        _ = try? await store.database.write { db in
+        // Not synced: a cached answer lost to a power cut is only asked for again.
+        _ = try? await store.write(synced: false) { transaction in
             // An upsert, never a REPLACE: the cache's size is kept by triggers on insert,
             // update and delete, and a REPLACE deletes without firing them.
-            try db.cachedStatement(sql: """
+            try transaction.db.cachedStatement(sql: """
                 INSERT INTO lastfmCache (key, value, expiresAt, usedAt) VALUES (?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, expiresAt = excluded.expiresAt, usedAt = excluded.usedAt
                 """).execute(arguments: [key, value, expiresAt.map(StoredDate.init), StoredDate(usedAt)])

@@ -121,14 +121,14 @@ public struct StoragePruner: Sendable {
         for chunk in Array(answers).chunks(of: batch) {
             try await store.write(synced: false) { transaction in
                 let mark = try transaction.db.cachedStatement(sql: "UPDATE lastfmCache SET usedAt = ? WHERE key = ?")
-                for key in chunk { try mark.run(.date(now), .text(key)) }
+                for key in chunk { try mark.execute(arguments: [StoredDate(now), key]) }
             }
         }
         for chunk in Array(collages).chunks(of: batch) {
             try await store.write(synced: false) { transaction in
                 let mark = try transaction.db.cachedStatement(sql: "UPDATE collagePhoto SET usedAt = ? WHERE \(CollageKey.condition)")
                 for key in chunk {
-                    try mark.run(.date(now), .text(key.user), .integer(key.week), .integer(Int64(key.minimumPlayCount)))
+                    try mark.execute(arguments: [StoredDate(now)] + key.arguments)
                 }
             }
         }
@@ -149,7 +149,7 @@ public struct StoragePruner: Sendable {
                 freed += row["size"] as Int
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM lastfmCache WHERE key = ?")
-            for key in keys { try delete.run(.text(key)) }
+            for key in keys { try delete.execute(arguments: [key]) }
             // A full batch may leave more to evict; fewer means what is left fits.
             return keys.count
         }

@@ -12,8 +12,9 @@ extension UpdateJournal {
         let (payload, now) = (received.json, now())
         let inserted = try await store.write(synced: true) { transaction in
             try transaction.db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
-                .run(.text(identity), .bytes(payload), .date(now))
+                .execute(arguments: [identity, Data(payload), StoredDate(now)])
+            return transaction.db.changesCount > 0
         }
-        return inserted > 0 ? received.update : nil
+        return inserted ? received.update : nil
     }
 }

@@ -50,7 +50,8 @@ public struct UpdateJournal: Sendable {
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
             var fresh: [Update] = []
             for (update, identity, payload) in rows {
-                if try insert.run(.text(identity), .bytes(payload), .date(now)) > 0 { fresh.append(update) }
+                try insert.execute(arguments: [identity, Data(payload), StoredDate(now)])
+                if db.changesCount > 0 { fresh.append(update) }
             }
             try db.cachedStatement(
                 sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
@@ -75,10 +76,10 @@ extension StoreTransaction {
         guard let identity = update.identity else { return }
         // Nearly every update was journaled when it arrived: an update finds its row without
         // an insert being tried first.
-        let marked = try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
-            .run(.date(date), .text(identity))
-        guard marked == 0 else { return }
+        try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
+            .execute(arguments: [StoredDate(date), identity])
+        guard db.changesCount == 0 else { return }
         try db.cachedStatement(sql: "INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)")
-            .run(.text(identity), .date(date))
+            .execute(arguments: [identity, StoredDate(date)])
     }
 }
