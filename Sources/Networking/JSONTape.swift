@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON document read once into a flat list of its values (a tape), in document order:
-/// what `JSONTapeDecoder` decodes from. A container's entries follow it, an object's as key,
+/// what `JSONNode` reads from. A container's entries follow it, an object's as key,
 /// value, key, value; each entry records where the next one starts, so a decoder finds a
 /// key by walking an object's entries and skips a value it does not want in one step.
 ///

@@ -25,14 +25,10 @@ extension Array: JSONReadable where Element: JSONReadable {
 }
 
 extension JSONNode {
-    /// The node a `Decoder` stands for: the tape's own when it decodes from one, else the
-    /// value decoded generically and read onto a tape (`JSONDecoder` in tests, say).
+    /// The node a `Decoder` stands for: the value decoded generically and read onto a tape
+    /// (`JSONDecoder` in tests, say). The bot itself reads answers with `init(json:)`.
     public init(decoding decoder: any Decoder) throws {
-        if let source = decoder as? any JSONSourceDecoder {
-            self = source.node
-        } else {
-            self = try JSONNode(parsing: try JSONValue(from: decoder).jsonBytes)
-        }
+        self = try JSONNode(parsing: try JSONValue(from: decoder).jsonBytes)
     }
 
     /// Member `key`, which must be present and readable by `read`.

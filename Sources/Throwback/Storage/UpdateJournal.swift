@@ -65,8 +65,8 @@ public struct UpdateJournal: Sendable {
         let payloads = try await store.read { db in
             try Data.fetchAll(db, sql: "SELECT payload FROM journalEntry WHERE payload IS NOT NULL ORDER BY sequence")
         }
-        let decoder = JSONTapeDecoder()
-        return payloads.compactMap { try? decoder.decode(Update.self, from: $0) }
+        // Read as a polled update is read: each payload is an update as Telegram sent it.
+        return payloads.compactMap { try? Update(json: JSONNode(parsing: Array($0))) }
     }
 }
 
