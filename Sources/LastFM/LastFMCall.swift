@@ -39,12 +39,19 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     /// `x|album=y` is then not the album `y|album=z`. A value without them keys as it always
     /// has, so the stored cache stays valid.
     public var cacheKey: String {
+        // Scalar by scalar, not with Foundation's `replacingOccurrences`: a key is made for every
+        // warm look-up, and three replacements a value cost 6% of a warm update's CPU.
         parameters.reduce(method) { key, parameter in
-            let value = parameter.value.lowercased()
-                .replacingOccurrences(of: "%", with: "%25")
-                .replacingOccurrences(of: "|", with: "%7C")
-                .replacingOccurrences(of: "=", with: "%3D")
-            return key + "|" + parameter.name + "=" + value
+            var value = String.UnicodeScalarView()
+            for scalar in parameter.value.lowercased().unicodeScalars {
+                switch scalar {
+                case "%": value.append(contentsOf: "%25".unicodeScalars)
+                case "|": value.append(contentsOf: "%7C".unicodeScalars)
+                case "=": value.append(contentsOf: "%3D".unicodeScalars)
+                default: value.append(scalar)
+                }
+            }
+            return key + "|" + parameter.name + "=" + String(value)
         }
     }
 
