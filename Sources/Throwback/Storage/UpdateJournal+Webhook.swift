@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Telegram
 
 extension UpdateJournal {
@@ -8,13 +7,7 @@ extension UpdateJournal {
     /// no offset to keep. Returns the update to handle, or nil when it is known already
     /// (handled or waiting: Telegram delivered it again) or of a kind the bot does not handle.
     public func record(delivered received: ReceivedUpdate) async throws -> Update? {
-        guard let identity = received.update.identity else { return nil }
-        let (payload, now) = (received.json, now())
-        let inserted = try await store.write(synced: true) { transaction in
-            try transaction.db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
-                .execute(arguments: [identity, Data(payload), StoredDate(now)])
-            return transaction.db.changesCount > 0
-        }
-        return inserted ? received.update : nil
+        let now = now()
+        return try await store.write { transaction in try Self.journal([received], at: now, in: transaction.db).first }
     }
 }

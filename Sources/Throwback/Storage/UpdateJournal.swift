@@ -38,25 +38,26 @@ public struct UpdateJournal: Sendable {
     /// a renumbering looks like. Returns the updates to handle: those neither handled nor
     /// already waiting in the journal, in the order received.
     public func record(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
-        let rows = batch.compactMap { received -> (Update, String, [UInt8])? in
-            guard let identity = received.update.identity else { return nil }
-            // Kept as Telegram sent it: read back with the decoder that read it first.
-            return (received.update, identity, received.json)
-        }
         let now = now()
         return try await store.write { transaction in
-            let db = transaction.db
-            // One statement per update: a known identity, handled or waiting, is not inserted again.
-            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
-            var fresh: [Update] = []
-            for (update, identity, payload) in rows {
-                try insert.execute(arguments: [identity, Data(payload), StoredDate(now)])
-                if db.changesCount > 0 { fresh.append(update) }
-            }
-            try db.cachedStatement(
+            let fresh = try Self.journal(batch, at: now, in: transaction.db)
+            try transaction.db.cachedStatement(
                 sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
             ).execute(arguments: [nextOffset])
             return fresh
+        }
+    }
+
+    /// Journals the updates of `batch` that are neither handled nor already waiting, kept as
+    /// Telegram sent them; returns those, in the order received. Kinds the bot does not
+    /// handle (no identity) are left out.
+    static func journal(_ batch: [ReceivedUpdate], at now: Date, in db: Database) throws -> [Update] {
+        // One statement per update: a known identity, handled or waiting, is not inserted again.
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
+        return try batch.compactMap { received in
+            guard let identity = received.update.identity else { return nil }
+            try insert.execute(arguments: [identity, Data(received.json), StoredDate(now)])
+            return db.changesCount > 0 ? received.update : nil
         }
     }
 
