@@ -104,9 +104,9 @@ final class JSONTape: Sendable {
         let value = values[index]
         return bytes.withUnsafeBufferPointer { all in
             let raw = UnsafeBufferPointer(rebasing: all[Int(value.start)..<Int(value.end)])
-            guard value.flag else { return JSONBytes.string(validating: raw) }
+            guard value.flag else { return String(validating: raw, as: UTF8.self) }
             guard let unescaped = Self.unescape(raw) else { return nil }
-            return unescaped.withUnsafeBufferPointer(JSONBytes.string(validating:))
+            return String(validating: unescaped, as: UTF8.self)
         }
     }
 

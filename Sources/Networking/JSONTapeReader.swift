@@ -89,7 +89,7 @@ struct JSONTapeReader {
         var index = start
         var escaped = false
         while index < bytes.count {
-            // Plain text goes by eight bytes at a time, up to the first byte that needs a look.
+            // Plain text goes in one step, up to the first byte that needs a look.
             index = JSONBytes.plainRun(in: bytes, from: index)
             guard index < bytes.count else { break }
             let byte = bytes[index]

@@ -26,30 +26,14 @@ public struct SecretRedactor: Sendable {
 
     /// `text` with every form of every secret replaced by `<redacted>`.
     public func redact(_ text: String) -> String {
-        // It runs on every log line: a line without a secret is only scanned, in its buffer.
+        // It runs on every log line: a line without a secret is only scanned.
+        guard forms.contains(where: { text.utf8.contains($0) }) else { return text }
         var text = text
-        let found = text.withUTF8 { bytes in forms.contains { Self.occurs($0, in: bytes) } }
-        guard found else { return text }
         for form in forms {
             let secret = String(decoding: form, as: UTF8.self)
             if text.contains(secret) { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
         }
         return text
-    }
-
-    private static func occurs(_ form: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = form.first, form.count <= text.count, let start = text.baseAddress else { return false }
-        return form.withUnsafeBytes { form in
-            var position = start
-            let last = start + (text.count - form.count)
-            while position <= last {
-                guard let hit = memchr(position, Int32(first), last - position + 1) else { return false }
-                let candidate = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
-                if memcmp(candidate, form.baseAddress!, form.count) == 0 { return true }
-                position = candidate + 1
-            }
-            return false
-        }
     }
 
     /// The value as a URL's encoder writes it: every byte but RFC 3986's unreserved ones as

@@ -1,43 +1,20 @@
 /// Telegram's HTML parse mode rejects a whole message over one stray `<`, `>` or `&`.
 public enum TelegramHTML {
     /// Escapes by Unicode scalar, not by Character: a `<` followed by a combining mark is one
-    /// Character that is not equal to "<", yet Telegram still reads the `<`. Working on UTF-8
-    /// bytes is working by scalar: no byte of a multi-byte sequence is below 0x80.
+    /// Character that is not equal to "<", yet Telegram still reads the `<`.
     public static func escape(_ text: String) -> String {
-        var text = text
-        let escaped: String? = text.withUTF8 { bytes in
-            var extra = 0
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "&"): extra += 4
-                case UInt8(ascii: "<"), UInt8(ascii: ">"): extra += 3
-                default: break
-                }
-            }
-            // Most names have nothing to escape: they are returned as they are.
-            guard extra > 0 else { return nil }
-            return String(unsafeUninitializedCapacity: bytes.count + extra) { out in
-                var count = 0
-                func put(_ literal: StaticString) {
-                    for index in 0..<literal.utf8CodeUnitCount {
-                        out[count] = literal.utf8Start[index]
-                        count += 1
-                    }
-                }
-                for byte in bytes {
-                    switch byte {
-                    case UInt8(ascii: "&"): put("&amp;")
-                    case UInt8(ascii: "<"): put("&lt;")
-                    case UInt8(ascii: ">"): put("&gt;")
-                    default:
-                        out[count] = byte
-                        count += 1
-                    }
-                }
-                return count
+        // Most names have nothing to escape: they are returned as they are.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
-        return escaped ?? text
+        return escaped
     }
 
     /// The UTF-16 length of `scalar` once escaped.
