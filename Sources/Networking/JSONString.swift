@@ -49,7 +49,8 @@ public enum JSONString {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
-/// Scanning JSON string bytes.
+/// Which bytes a JSON string cannot hold as they are, in one place for the writer
+/// (`JSONString`) and the reader (`JSONTapeReader`).
 enum JSONBytes {
     /// The index of the first byte at or after `start` that a JSON string cannot hold as it is
     /// (a quote, a backslash, a control character), or `bytes.count`.
