@@ -27,17 +27,17 @@ extension ChatUpdateHandler {
             let (answer, buttons) = await answer(reply, to: message)
             ready()
             queued(await commit(update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons, at: now())
+                try transaction.saveButtonNames(buttons, at: self.now())
                 return answer
             })
         case let .change(change, then)?:
             ready()
             let committed = await commit(update, log: log) { transaction in
-                try change(transaction).rendered(with: .telegram).map { [text($0, replyingTo: message)] } ?? []
+                try change(transaction).rendered(with: .telegram).map { [self.text($0, replyingTo: message)] } ?? []
             }
             // What the change could not save gets an apology, and the update counts as handled.
             if !committed, !Task.isCancelled {
-                queued(await commit(update, log: log) { _ in [text(StorageFailure.message, replyingTo: message)] }, .failed)
+                queued(await commit(update, log: log) { _ in [self.text(StorageFailure.message, replyingTo: message)] }, .failed)
             } else if committed {
                 queued(true)
                 await then?()

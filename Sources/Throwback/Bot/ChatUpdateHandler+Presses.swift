@@ -46,13 +46,13 @@ extension ChatUpdateHandler {
             let buttons = YearNavigation.buttons(for: reply)
             await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: log.logger)
             return await done(.answered) { transaction in
-                try transaction.saveButtonNames(buttons, at: now())
+                try transaction.saveButtonNames(buttons, at: self.now())
                 return []
             }
         }
         let (edit, buttons) = await edit(message, to: reply)
         return await done(.answered) { transaction in
-            try transaction.saveButtonNames(buttons, at: now())
+            try transaction.saveButtonNames(buttons, at: self.now())
             return [edit]
         }
     }

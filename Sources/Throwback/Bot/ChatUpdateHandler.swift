@@ -17,7 +17,7 @@ import Telegram
 /// where the chat has covers on; whenever no picture can be had, or Telegram refuses it, in text.
 ///
 /// Arrival, answers to messages and button presses each have a file of their own.
-public struct ChatUpdateHandler: Sendable {
+public final class ChatUpdateHandler: Sendable {
     /// Telegram's service account that forwards a linked channel's posts into its group.
     static let channelForwarder: Int64 = 777_000
     /// Telegram refuses to answer a button press after about 15 seconds.
@@ -123,7 +123,7 @@ public struct ChatUpdateHandler: Sendable {
             if case .command(throwback.spec, _) = parsed, admission == .admitted {
                 let chat = message.chat.id
                 progress = chatAction.begin(in: chat, topic: message.topicID, logger: log.logger) {
-                    await willSendCollage(in: chat) ? .uploadPhoto : .typing
+                    await self.willSendCollage(in: chat) ? .uploadPhoto : .typing
                 }
             }
             await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started, progress: progress)
@@ -140,7 +140,7 @@ public struct ChatUpdateHandler: Sendable {
             log.command = "inline"
             let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: log.logger)
             await commit(arrival.update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons, at: now())
+                try transaction.saveButtonNames(buttons, at: self.now())
                 return []
             }
         }

@@ -11,21 +11,30 @@ struct UpdateLog: Sendable {
 
     var logger: Logger {
         var logger = base
-        logger[metadataKey: "update"] = "\(update)"
-        logger[metadataKey: "chat"] = "\(chat)"
-        if let command { logger[metadataKey: "command"] = "\(command)" }
+        for (key, value) in tags { logger[metadataKey: key] = value }
         return logger
+    }
+
+    private var tags: Logger.Metadata {
+        var tags: Logger.Metadata = ["update": "\(update)", "chat": "\(chat)"]
+        if let command { tags["command"] = "\(command)" }
+        return tags
     }
 
     /// The operator's one line per command, at info: what kind of update asked, how the
     /// command ended, and how long it took from its turn to its answer being queued. It names
     /// the command and nothing else of the message: arguments are names people typed.
     func handled(_ ending: CommandEnding, kind: CommandUpdateKind, after duration: Duration) {
-        var metadata: Logger.Metadata = [
-            "kind": "\(kind.rawValue)", "outcome": "\(ending.outcome)", "ms": "\(Int((duration / .milliseconds(1)).rounded()))",
-        ]
-        if case .refused(let guardName) = ending { metadata["guard"] = "\(guardName)" }
-        logger.info("command handled", metadata: metadata)
+        // The tags go with the line, not into a logger made for it: setting a logger's tags
+        // copies its handler for each one.
+        base.info("command handled", metadata: {
+            var metadata = tags
+            metadata["kind"] = "\(kind.rawValue)"
+            metadata["outcome"] = "\(ending.outcome)"
+            metadata["ms"] = "\(Int((duration / .milliseconds(1)).rounded()))"
+            if case .refused(let guardName) = ending { metadata["guard"] = "\(guardName)" }
+            return metadata
+        }())
     }
 }
 
