@@ -128,6 +128,7 @@ let package = Package(
         .executableTarget(
             name: "vinylogue-bot",
             dependencies: [
+                "CMalloc",
                 "Covers",
                 "Operations",
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -72,8 +72,6 @@ struct Fakes {
             // Errors only: the benchmark measures the bot's work, not its logging; and a
             // non-empty stderr then means something went wrong.
             "LOG_LEVEL": "error",
-            // As the deploy files run the bot: the measurement is of what an operator runs.
-            "GLIBC_TUNABLES": "glibc.malloc.arena_max=1",
         ].merging(extra) { _, new in new }
     }
 

@@ -70,7 +70,7 @@ struct Throwbacks: AsyncParsableCommand {
     var covers = true
 
     @Option(name: .customLong("env"), help: ArgumentHelp(
-        "Set a variable in the bot's environment, e.g. --env GLIBC_TUNABLES= to measure without the deploy files' malloc tuning.",
+        "Set a variable in the bot's environment, e.g. --env GLIBC_TUNABLES=glibc.malloc.arena_max=1 to give a ref older than the bot's own arena limit the one the deploy files gave it.",
         valueName: "NAME=VALUE"
     ))
     var variables: [String] = []
