@@ -90,6 +90,7 @@ let package = Package(
         .target(
             name: "Throwback",
             dependencies: [
+                "CMalloc",
                 "WeeklyCharts",
                 "LastFM",
                 "ListenBrainz",

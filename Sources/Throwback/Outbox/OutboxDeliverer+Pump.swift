@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import HeapModule
 
@@ -18,6 +19,7 @@ extension OutboxDeliverer {
     func pump() async {
         let keeper = Task { await keepLeases() }
         defer { keeper.cancel() }
+        var sent = 0
         // Discarding: a finished send leaves nothing behind to be collected.
         await withDiscardingTaskGroup { sends in
             while !Task.isCancelled {
@@ -26,7 +28,9 @@ extension OutboxDeliverer {
                     // Marked as sending together, in one write, right before they go.
                     for (message, claim) in await claim(batch) {
                         switch claim {
-                        case .claimed: sends.addTask { await self.send(message) }
+                        case .claimed:
+                            sent += 1
+                            sends.addTask { await self.send(message) }
                         case .gone: complete(message, .done)
                         case .laneElsewhere: leave(message.chatID)
                         }
@@ -60,7 +64,14 @@ extension OutboxDeliverer {
             return state.idleWaiters + state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
+        // After a burst, the heap it grew is handed back to the system rather than kept
+        // until the next one; after a lone reply, the walk through the heap would cost more
+        // than the reply.
+        if sent >= Self.burstSize { cmalloc_release_free_memory() }
     }
+
+    /// How many messages one run of the pump sends before its end counts as a burst's.
+    static let burstSize = 64
 
     /// The messages to send now, under the flood limits.
     private func next() -> Next {
