@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Networking
 
-/// The Last.fm client that talks HTTP: it builds URLs, maps errors and decodes answers.
+/// The Last.fm client that talks HTTP: it builds URLs, maps errors and reads answers.
 public struct HTTPLastFMClient: LastFMClient {
     /// Last.fm's own API root.
     public static let defaultBaseURL = URL(string: "https://ws.audioscrobbler.com/2.0/")!
@@ -48,16 +48,18 @@ public struct HTTPLastFMClient: LastFMClient {
     /// Turns a status and body into a value or a typed error. Error JSON wins over the status,
     /// because Last.fm sends it with 200 as often as with 4xx or 5xx.
     static func interpret<Response>(_ response: HTTPResponse, for call: LastFMCall<Response>, service: String) throws -> Response {
-        if let error = try? JSONDecoder().decode(ErrorBody.self, from: response.body) {
+        // Read once, for the error and for the answer.
+        let body = Result { () throws(JSONNode.Malformed) in try JSONNode(answer: response.body) }
+        if let error = try? ErrorBody(json: body.get()) {
             if let answer = call.answerForError?(error.code) { return answer }
             throw ListeningError(service, reason(code: error.code, message: error.message, user: call.user))
         }
         switch response.status {
         case 200..<300:
             do {
-                return try call.decode(response.body)
+                return try call.read(body.get())
             } catch {
-                throw ListeningError(service, .undecodable("\(call.method): \(Self.describe(error))"))
+                throw ListeningError(service, .undecodable("\(call.method): \(error)"))
             }
         case 500...:
             throw ListeningError(service, .temporarilyUnavailable("HTTP \(response.status)"))
@@ -77,16 +79,6 @@ public struct HTTPLastFMClient: LastFMClient {
         case 29: .rateLimited(retryAfter: nil)
         case 8, 11, 16: .temporarilyUnavailable("error \(code): \(message)")
         default: .rejected(code: code, message: message)
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "missing \(key.stringValue)"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "unexpected value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.dataCorrupted: "not JSON"
-        default: "unreadable"
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import Networking
 import WeeklyCharts
 
-/// One typed Last.fm API call: the method, its parameters, how to decode it, and how long
+/// One typed Last.fm API call: the method, its parameters, how to read its answer, and how long
 /// its answer stays true. Adaptors (retry, rate limit, cache) work on calls, not methods.
 public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     /// The API method, e.g. `user.getweeklychartlist`.
@@ -9,12 +10,13 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     /// Parameters other than `method`, `api_key` and `format`, in a stable order.
     public let parameters: [(name: String, value: String)]
     public let cachePolicy: LastFMCachePolicy
-    let decodeBody: @Sendable (Data) throws -> Response
+    /// Reads the answer from a body already read onto a tape.
+    let read: @Sendable (JSONNode) throws -> Response
     /// The answer that a Last.fm error code stands for, where one is an answer rather than a
     /// failure (an album Last.fm does not know has no cover), so that it is cached like one.
     let answerForError: (@Sendable (Int) -> Response?)?
 
-    init<Body: Decodable & Sendable>(
+    init<Body: JSONReadable>(
         method: String,
         parameters: [(String, String)],
         cachePolicy: LastFMCachePolicy,
@@ -26,7 +28,7 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
         self.parameters = parameters.map { (name: $0.0, value: $0.1) }
         self.cachePolicy = cachePolicy
         self.answerForError = answerForError
-        self.decodeBody = { data in transform(try JSONDecoder().decode(Body.self, from: data)) }
+        self.read = { json in transform(try Body(json: json)) }
     }
 
     /// The `user` parameter, if the call has one.
@@ -55,9 +57,9 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Decodes a successful response body.
+    /// Reads a successful response body; throws `JSONNode.Malformed` for one that is not this method's answer.
     public func decode(_ data: Data) throws -> Response {
-        try decodeBody(data)
+        try read(JSONNode(answer: data))
     }
 }
 

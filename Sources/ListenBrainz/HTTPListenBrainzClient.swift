@@ -3,7 +3,7 @@ import Logging
 import Networking
 
 /// The ListenBrainz client that talks HTTP: it builds URLs, maps statuses to errors, reads the
-/// rate-limit headers and decodes listens.
+/// rate-limit headers and reads listens.
 public struct HTTPListenBrainzClient: ListenBrainzClient {
     /// ListenBrainz's own API root.
     public static let defaultBaseURL = URL(string: "https://api.listenbrainz.org/1/")!
@@ -42,16 +42,10 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
             url: baseURL.appendingPathComponent("validate-token"), headers: headers(), timeout: .seconds(20),
             responseHeaders: ListenBrainzRateLimit.headerNames
         )
-        struct Answer: Decodable {
-            var valid: Bool
-            var message: String?
-            var userName: String?
-            enum CodingKeys: String, CodingKey { case valid, message, userName = "user_name" }
-        }
         return try await service.ask(http, method: "validate-token") { [token] response in
             switch response.status {
             case 200..<300:
-                guard let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
+                guard let answer = try? TokenAnswer(json: JSONNode(answer: response.body)) else {
                     throw ListeningError(Self.serviceName, .undecodable("validate-token: not the expected JSON"))
                 }
                 return answer.valid ? .valid(user: answer.userName ?? "") : .invalid(message: answer.message ?? "")
@@ -123,7 +117,23 @@ public struct HTTPListenBrainzClient: ListenBrainzClient {
 
     /// The `error` text of an error body, shortened.
     private static func message(in body: Data) -> String {
-        struct ErrorBody: Decodable { var error: String? }
-        return String(((try? JSONDecoder().decode(ErrorBody.self, from: body))?.error ?? "").prefix(200))
+        let answer = try? JSONNode(answer: body)
+        let error = answer.flatMap { $0.isReadableObject ? try? $0.optional("error") { $0.string } : nil }
+        return String((error ?? "").prefix(200))
+    }
+}
+
+/// What `validate-token` answers: `valid` must be there; `message` and `user_name`, if there,
+/// must be strings.
+private struct TokenAnswer: JSONReadable {
+    var valid: Bool
+    var message: String?
+    var userName: String?
+
+    init(json: JSONNode) throws {
+        guard json.isReadableObject else { throw JSONNode.Malformed(description: "expected an object") }
+        valid = try json.required("valid", as: Bool.self)
+        message = try json.optional("message") { $0.string }
+        userName = try json.optional("user_name") { $0.string }
     }
 }

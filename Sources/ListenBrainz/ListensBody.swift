@@ -1,75 +1,59 @@
 import Foundation
+import Networking
 
-// The JSON of `GET /1/user/{user}/listens`, decoded leniently: a field of the wrong type is
+// The JSON of `GET /1/user/{user}/listens`, read leniently: a field of the wrong type is
 // treated as missing, and a listen that cannot be used is dropped, never the whole page.
+// Only a body without its `payload` object is no page.
 
-struct ListensBody: Decodable {
-    var page: ListensPage
-
-    private enum Root: String, CodingKey { case payload }
-    private enum Payload: String, CodingKey {
-        case listens, user = "user_id", oldest = "oldest_listen_ts", latest = "latest_listen_ts"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let root = try decoder.container(keyedBy: Root.self)
-        let payload = try root.nestedContainer(keyedBy: Payload.self, forKey: .payload)
-        let entries = (try? payload.decodeIfPresent([ListenEntry].self, forKey: .listens)) ?? nil
+extension ListensPage: JSONReadable {
+    /// Reads a page; throws `JSONNode.Malformed` only when `payload` is missing or no object
+    /// (an object with a key that is not text is none, as for `JSONDecoder`).
+    public init(json: JSONNode) throws {
+        guard json.isReadableObject else { throw JSONNode.Malformed(description: "expected an object") }
+        let payload = try json.required("payload") { $0.isReadableObject ? $0 : nil }
+        // `listens` of another kind than an array is no listens, not a broken page.
+        let entries = payload["listens"].flatMap { $0.isArray ? $0.elements : nil } ?? []
         // `user_id` echoes the request's spelling (api.py, get_listens); each listen carries
         // the stored one.
-        let stored = entries?.lazy.compactMap(\.userName).first
-        page = ListensPage(
-            user: stored ?? payload.string(.user),
-            listens: (entries ?? []).compactMap(\.listen),
-            oldestListenTimestamp: payload.plausibleTime(.oldest),
-            latestListenTimestamp: payload.plausibleTime(.latest)
+        let stored = entries.lazy.compactMap { $0.isReadableObject ? $0.nonEmptyString("user_name") : nil }.first
+        self.init(
+            user: stored ?? payload.nonEmptyString("user_id"),
+            listens: entries.compactMap(Listen.init(entry:)),
+            oldestListenTimestamp: payload.plausibleTime("oldest_listen_ts"),
+            latestListenTimestamp: payload.plausibleTime("latest_listen_ts")
         )
     }
 }
 
-/// A listen, or nil when it has no usable time or artist; and whose listen it is.
-private struct ListenEntry: Decodable {
-    var listen: Listen?
-    var userName: String?
-
-    private enum Keys: String, CodingKey {
-        case listenedAt = "listened_at", metadata = "track_metadata", userName = "user_name", msid = "recording_msid"
-    }
-    private enum Metadata: String, CodingKey {
-        case artist = "artist_name", release = "release_name", mapping = "mbid_mapping", info = "additional_info"
-    }
-    private enum Mapping: String, CodingKey {
-        case releaseMBID = "release_mbid", caaID = "caa_id", caaReleaseMBID = "caa_release_mbid"
-    }
-
-    init(from decoder: any Decoder) throws {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else { return }
-        userName = c.string(.userName)
-        guard let time = c.plausibleTime(.listenedAt),
-              let metadata = try? c.nestedContainer(keyedBy: Metadata.self, forKey: .metadata),
-              let artist = metadata.string(.artist)
-        else { return }
-        let mapping = try? metadata.nestedContainer(keyedBy: Mapping.self, forKey: .mapping)
-        let submitted = try? metadata.nestedContainer(keyedBy: Mapping.self, forKey: .info)
-        listen = Listen(
-            listenedAt: time, artist: artist, release: metadata.string(.release),
-            releaseMBID: mapping?.string(.releaseMBID) ?? submitted?.string(.releaseMBID),
-            coverArtID: (try? mapping?.decodeIfPresent(Int.self, forKey: .caaID)) ?? nil,
-            coverArtReleaseMBID: mapping?.string(.caaReleaseMBID), recordingMSID: c.string(.msid)
+extension Listen {
+    /// A listen, or nil when it has no usable time or artist.
+    fileprivate init?(entry: JSONNode) {
+        guard entry.isReadableObject, let time = entry.plausibleTime("listened_at"),
+              let metadata = entry["track_metadata"], metadata.isReadableObject,
+              let artist = metadata.nonEmptyString("artist_name")
+        else { return nil }
+        let mapping = metadata["mbid_mapping"].flatMap { $0.isReadableObject ? $0 : nil }
+        let submitted = metadata["additional_info"].flatMap { $0.isReadableObject ? $0 : nil }
+        self.init(
+            listenedAt: time, artist: artist, release: metadata.nonEmptyString("release_name"),
+            releaseMBID: mapping?.nonEmptyString("release_mbid") ?? submitted?.nonEmptyString("release_mbid"),
+            coverArtID: mapping?["caa_id"]?.int64.flatMap { Int(exactly: $0) },
+            coverArtReleaseMBID: mapping?.nonEmptyString("caa_release_mbid"), recordingMSID: entry.nonEmptyString("recording_msid")
         )
     }
 }
 
-extension KeyedDecodingContainer {
-    /// A non-empty string, or nil for anything else.
-    fileprivate func string(_ key: Key) -> String? {
-        guard let value = (try? decodeIfPresent(String.self, forKey: key)) ?? nil, !value.isEmpty else { return nil }
+extension JSONNode {
+    /// Member `key` if it is a non-empty string; nil for anything else.
+    fileprivate func nonEmptyString(_ key: StaticString) -> String? {
+        guard let value = self[key]?.string, !value.isEmpty else { return nil }
         return value
     }
 
-    /// A Unix time between 1970 and the year 5000, so that converting it can never overflow.
-    fileprivate func plausibleTime(_ key: Key) -> Int? {
-        guard let value = (try? decodeIfPresent(Int.self, forKey: key)) ?? nil, (1..<95_617_584_000).contains(value) else { return nil }
-        return value
+    /// Member `key` if it is a Unix time between 1970 and the year 5000, so that converting it
+    /// can never overflow; nil for anything else.
+    fileprivate func plausibleTime(_ key: StaticString) -> Int? {
+        guard let value = self[key]?.int64, (1..<95_617_584_000).contains(value) else { return nil }
+        return Int(value)
     }
 }

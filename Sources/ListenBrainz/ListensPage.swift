@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 /// One page of listens, as `GET /1/user/{user}/listens` answers it.
 public struct ListensPage: Sendable, Equatable {
@@ -24,10 +25,10 @@ public struct ListensPage: Sendable, Equatable {
         self.rateLimit = rateLimit
     }
 
-    /// Reads a response body. A listen that does not decode, or whose time is not between 1970
-    /// and the year 5000, is left out rather than failing the page.
+    /// Reads a response body (see `init(json:)`). A listen that cannot be read, or whose time
+    /// is not between 1970 and the year 5000, is left out rather than failing the page.
     public static func decode(_ data: Data) throws -> ListensPage {
-        try JSONDecoder().decode(ListensBody.self, from: data).page
+        try ListensPage(json: JSONNode(answer: data))
     }
 }
 

@@ -16,13 +16,21 @@ public struct JSONNode: Sendable {
     }
 
     /// The root of `bytes`, which must be one JSON document (see `JSONTape` for how strictly
-    /// it is read).
+    /// it is read). An API answer is read with `init(answer:)`.
     public init(parsing bytes: [UInt8]) throws(Malformed) {
         do {
             self.init(tape: try JSONTape(bytes), index: 0)
         } catch {
             throw Malformed(description: "not valid JSON: \(error)")
         }
+    }
+
+    /// The root of an HTTP API answer's body: one JSON document, after a UTF-8 byte order mark
+    /// if there is one. `JSONDecoder` skipped the mark, and a PHP server (GNU FM, Libre.fm's)
+    /// sends one whenever a source file starts with it.
+    public init(answer body: Data) throws(Malformed) {
+        let bytes = [UInt8](body)
+        try self.init(parsing: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes)
     }
 
     /// A document that is not JSON, or a value that is not what its reader needs.
@@ -40,6 +48,13 @@ public struct JSONNode: Sendable {
     public var isObject: Bool { value.kind == .object }
     public var isArray: Bool { value.kind == .array }
     public var isString: Bool { value.kind == .string }
+
+    /// Whether this is an object whose keys are all text (valid UTF-8, no escaped lone
+    /// surrogate). Foundation's `JSONDecoder`, which read Last.fm's and ListenBrainz's answers
+    /// before, read no member of an object with another key; their readers refuse it as it did.
+    public var isReadableObject: Bool {
+        value.kind == .object && tape.keys(of: index).allSatisfy { tape.string(at: $0) != nil }
+    }
 
     public var bool: Bool? {
         switch value.kind {

@@ -1,3 +1,5 @@
+import Networking
+
 /// What a chat shows the bot doing while it prepares an answer: "typing…", "sending a
 /// photo…". Telegram shows it for 5 seconds, or until the bot's next message arrives.
 public enum ChatAction: String, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 
 // The Bot API methods the bot calls, each built with its parameters.
 

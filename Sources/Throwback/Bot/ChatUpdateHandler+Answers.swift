@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 import Telegram
 
 // Answers to messages: a reply, as a collage where there is one, or text; enqueued for the

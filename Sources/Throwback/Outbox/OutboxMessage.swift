@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 import Telegram
 
 /// One message on its way out: a reply, a ◀ ▶ edit, a collage, a weekly post's message, a

@@ -1,12 +1,11 @@
-import Networking
-
-/// A Bot API type that reads itself from a JSON value directly: each answer and each update
-/// is read once onto a tape and picked apart by these initialisers, with no `Decoder`, no
-/// containers and no coding keys in between. Their `Decodable` conformances read the same
-/// way (`JSONNode(decoding:)`), so there is one reading of each type.
+/// A type that reads itself from a JSON value directly: every API answer (Telegram's, Last.fm's,
+/// Libre.fm's, ListenBrainz's) is read once onto a tape and picked apart by these initialisers,
+/// with no `Decoder`, no containers and no coding keys in between, so there is one reading of
+/// each answer.
 ///
-/// Where `Decodable` would throw, these throw too: a required member that is missing, null
-/// or of the wrong kind, and an optional member present with the wrong kind.
+/// The helpers below throw where `Decodable` would: a required member that is missing, null or
+/// of the wrong kind, and an optional member present with the wrong kind. A reader that is
+/// more lenient than that (Last.fm's) says so itself.
 public protocol JSONReadable: Sendable {
     init(json: JSONNode) throws
 }
@@ -18,6 +17,7 @@ extension Bool: JSONReadable {
 }
 
 extension Array: JSONReadable where Element: JSONReadable {
+    /// Every element must be readable: one that is not fails the whole array, as in `Decodable`.
     public init(json: JSONNode) throws {
         guard json.isArray else { throw JSONNode.Malformed(description: "expected an array") }
         self = try json.elements.map(Element.init(json:))
@@ -25,14 +25,8 @@ extension Array: JSONReadable where Element: JSONReadable {
 }
 
 extension JSONNode {
-    /// The node a `Decoder` stands for: the value decoded generically and read onto a tape
-    /// (`JSONDecoder` in tests, say). The bot itself reads answers with `init(json:)`.
-    public init(decoding decoder: any Decoder) throws {
-        self = try JSONNode(parsing: try JSONValue(from: decoder).jsonBytes)
-    }
-
     /// Member `key`, which must be present and readable by `read`.
-    func required<T>(_ key: StaticString, _ read: (JSONNode) throws -> T?) throws -> T {
+    public func required<T>(_ key: StaticString, _ read: (JSONNode) throws -> T?) throws -> T {
         guard let member = self[key], !member.isNull else {
             throw Malformed(description: "missing \(key)")
         }
@@ -41,17 +35,19 @@ extension JSONNode {
     }
 
     /// Member `key`: nil when missing or null, an error when present but unreadable by `read`.
-    func optional<T>(_ key: StaticString, _ read: (JSONNode) throws -> T?) throws -> T? {
+    public func optional<T>(_ key: StaticString, _ read: (JSONNode) throws -> T?) throws -> T? {
         guard let member = self[key], !member.isNull else { return nil }
         guard let value = try read(member) else { throw Malformed(description: "unreadable \(key)") }
         return value
     }
 
-    func required<T: JSONReadable>(_ key: StaticString, as type: T.Type) throws -> T {
+    /// Member `key`, which must be present and readable as a `T`.
+    public func required<T: JSONReadable>(_ key: StaticString, as type: T.Type) throws -> T {
         try required(key) { try T(json: $0) }
     }
 
-    func optional<T: JSONReadable>(_ key: StaticString, as type: T.Type) throws -> T? {
+    /// Member `key` as a `T`: nil when missing or null, an error when present but unreadable.
+    public func optional<T: JSONReadable>(_ key: StaticString, as type: T.Type) throws -> T? {
         try optional(key) { try T(json: $0) }
     }
 }
