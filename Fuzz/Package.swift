@@ -7,10 +7,9 @@ import PackageDescription
 
 let harnesses = ["FuzzCommands", "FuzzLastFM", "FuzzListenBrainz", "FuzzTelegram", "FuzzJSON", "FuzzFormatter", "FuzzCallbackData", "FuzzInline"]
 
-// The bot's library products. `Networking` (HTTPTransport, Secret) is not one of them: the
-// harnesses import it as the module that these products build anyway. Once the main package
-// offers a `Networking` product, list it here too.
+// The bot's library products the harnesses use.
 let bot: [Target.Dependency] = [
+    .product(name: "Networking", package: "vinylogue-bot"),
     .product(name: "Telegram", package: "vinylogue-bot"),
     .product(name: "LastFM", package: "vinylogue-bot"),
     .product(name: "ListenBrainz", package: "vinylogue-bot"),
