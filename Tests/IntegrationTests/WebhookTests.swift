@@ -149,6 +149,40 @@ import TestLogging
         await harness.stop()
     }
 
+    /// Telegram gives a post a while and then calls it a failure and posts it again, though the
+    /// bot may have recorded it meanwhile: the second post is a replay, answered and not
+    /// handled again.
+    @Test func anUpdatePostedAgainAfterATimeoutIsHandledOnce() async throws {
+        let harness = try await BotHarness.start()
+        let bot = try await startWebhookBot(harness)
+        // Another process holds the write lock: the bot cannot record the update in time.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: harness.databasePath, configuration: holding)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        await harness.telegram.setWebhookTimeout(.milliseconds(300))
+        await harness.telegram.pushMessage("/tracked", chatID: group)
+        #expect(await harness.telegram.deliverWebhookUpdates().map(\.status) == [nil])
+        let info = try await HTTPTelegramClient(transport: transport, baseURL: harness.telegramURL, token: Secret(harness.telegram.token))
+            .getWebhookInfo()
+        #expect(info.pendingUpdateCount == 1)
+        #expect(info.lastErrorMessage == "Read timeout expired")
+
+        // The lock is freed: the bot records the update it was posted, and answers it.
+        try other.inDatabase { db in try db.execute(sql: "COMMIT") }
+        try await harness.telegram.waitForDeliveries(1)
+        await harness.telegram.setWebhookTimeout(.seconds(10))
+        #expect(await harness.telegram.deliverWebhookUpdates().map(\.status) == [200])
+        // The chat's next command: a handled replay would have been answered before it.
+        await harness.telegram.pushMessage("/tracked", chatID: group)
+        #expect(await harness.telegram.deliverWebhookUpdates().map(\.status) == [200])
+        try await harness.telegram.waitForDeliveries(2)
+        try await bot.running.shutDown()
+        #expect(await harness.telegram.delivered.count == 2, "each update answered once")
+        #expect(try journalRows(harness) == 2)
+        await harness.stop()
+    }
+
     @Test func anOversizeOrMalformedBodyIsRefused() async throws {
         let harness = try await BotHarness.start()
         let bot = try await startWebhookBot(harness)
