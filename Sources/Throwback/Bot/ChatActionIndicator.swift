@@ -21,7 +21,8 @@ final class ChatActionIndicator: Sendable {
     private struct Showing: Sendable {
         var chat: Int64
         var topic: Int64?
-        var logger: Logger
+        /// Where a failure is logged; its logger is made only then.
+        var log: UpdateLog
         var action: @Sendable () async -> ChatAction
         /// When its action is next due; nil once a call failed.
         var due: Duration?
@@ -46,11 +47,11 @@ final class ChatActionIndicator: Sendable {
 
     /// Starts showing in `chat` (in forum topic `topic`, if given) the action that `action`
     /// picks, asked only once the action is due; `end` with the id returned stops it.
-    func begin(in chat: Int64, topic: Int64?, logger: Logger, action: @escaping @Sendable () async -> ChatAction) -> UInt64 {
+    func begin(in chat: Int64, topic: Int64?, log: UpdateLog, action: @escaping @Sendable () async -> ChatAction) -> UInt64 {
         let due = clock.elapsed() + Self.delay
         return state.withLock { state -> UInt64 in
             state.nextID += 1
-            state.showings[state.nextID] = Showing(chat: chat, topic: topic, logger: logger, action: action, due: due)
+            state.showings[state.nextID] = Showing(chat: chat, topic: topic, log: log, action: action, due: due)
             // A watcher that wakes in time will see it; otherwise one that does takes over.
             if let watcher = state.watcher, watcher.wake <= due { return state.nextID }
             state.watcher?.task.cancel()
@@ -106,7 +107,7 @@ final class ChatActionIndicator: Sendable {
             _ = try await telegram.send(request)
             return true
         } catch {
-            if !(error is CancellationError) { showing.logger.debug("could not show that an answer is coming", metadata: ["error": "\(error)"]) }
+            if !(error is CancellationError) { showing.log.logger.debug("could not show that an answer is coming", metadata: ["error": "\(error)"]) }
             return false
         }
     }

@@ -122,7 +122,7 @@ public final class ChatUpdateHandler: Sendable {
             var progress: UInt64?
             if case .command(throwback.spec, _) = parsed, admission == .admitted {
                 let chat = message.chat.id
-                progress = chatAction.begin(in: chat, topic: message.topicID, logger: log.logger) {
+                progress = chatAction.begin(in: chat, topic: message.topicID, log: log) {
                     await self.willSendCollage(in: chat) ? .uploadPhoto : .typing
                 }
             }
