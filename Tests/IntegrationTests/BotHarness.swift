@@ -109,7 +109,9 @@ struct BotHarness {
         inlineCollageChat: Int64? = nil,
         chatActionClock: any Clock<Duration> = ContinuousClock(),
         telegramTransport: (any HTTPTransport)? = nil,
-        webhook: URL? = nil
+        webhook: URL? = nil,
+        lastFMRequestsPerSecond: Int = 50,
+        prefetchClock: any Clock<Duration> = ContinuousClock()
     ) async throws -> BotAssembly.Services {
         await telegram.useClock(clock)
         let settings = BotService.Settings(poller: poller, shutdownGrace: .seconds(4))
@@ -122,8 +124,8 @@ struct BotHarness {
             lastFMKey: Secret(Self.lastFMKey),
             options: .init(
                 clock: clock, breakerClock: breakerClock, now: now ?? { Self.now }, makeLogger: { [logs] in logs.logger($0) },
-                lastFMRequestsPerSecond: 50, bot: settings, delivery: delivery, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
-                collageRenderer: collageRenderer, chatActionClock: chatActionClock
+                lastFMRequestsPerSecond: lastFMRequestsPerSecond, bot: settings, delivery: delivery, weeklyMessageLength: weeklyMessageLength, metrics: metrics,
+                collageRenderer: collageRenderer, chatActionClock: chatActionClock, prefetchClock: prefetchClock
             )
         )
         return assembly.services(

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Networking
+import Synchronization
 import Testing
 import TestSupport
 import TestLogging
@@ -43,6 +44,39 @@ import TestLogging
         await clock.advance(by: .seconds(1))
         try await fifth.value
     }
+
+    /// Background calls (prefetching) keep half the budget free: an interactive call that
+    /// comes while they wait goes at once, and they take what is left after it.
+    @Test func anInteractiveCallNeverWaitsBehindBackgroundCalls() async throws {
+        let clock = TestClock()
+        let limited = RateLimited(limit: 4, per: .seconds(1), clock: ElapsedClock(clock))
+        let order = CallOrder()
+        @Sendable func next(_ name: String) async throws {
+            _ = try await limited.call(HTTPRequest(url: URL(string: "http://127.0.0.1/")!)) {
+                order.names.withLock { $0.append(name) }
+                return HTTPResponse(status: 200, body: Data())
+            }
+        }
+        @Sendable func inBackground(_ name: String) async throws {
+            try await RequestPriority.$current.withValue(.background) { try await next(name) }
+        }
+        // Two of four go at once; the others wait while half the budget must stay free.
+        try await inBackground("background 1")
+        try await inBackground("background 2")
+        let waiting = [Task { try await inBackground("background 3") }, Task { try await inBackground("background 4") }]
+        #expect(await clock.waitForSleeper())
+        try await next("interactive 1")
+        try await next("interactive 2")
+        #expect(order.names.withLock { Array($0.suffix(2)) } == ["interactive 1", "interactive 2"])
+        await clock.advance(by: .seconds(1))
+        for task in waiting { try await task.value }
+        #expect(order.names.withLock { $0.count } == 6)
+    }
+}
+
+/// The order in which calls reached the service.
+private final class CallOrder: Sendable {
+    let names = Mutex<[String]>([])
 }
 
 @Suite(.capturingLogs) struct RetryPolicyTests {

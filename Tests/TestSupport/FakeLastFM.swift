@@ -58,6 +58,10 @@ public actor FakeLastFM {
     private var coverBodies: [Int: (status: Int, body: Data, contentType: String)] = [:]
     /// Requests for cover images (not API calls).
     public private(set) var coverDownloads = 0
+    /// At most `requests` answered in any `window`, and when the answered ones arrived lately.
+    var rateLimit: (requests: Int, window: Duration, elapsed: @Sendable () -> Duration)?, answeredAt: [Duration] = []
+    /// Requests refused with error 29 for going beyond the rate limit.
+    public internal(set) var rateLimitRefusals = 0
 
     public init() {}
 
@@ -181,6 +185,7 @@ public actor FakeLastFM {
         if let user, let gate = gates[user.lowercased()] {
             await gate.wait()
         }
+        if let refusal = rateLimitRefusal() { return refusal }
         let fault = faults.firstIndex(where: { $0.method == nil || $0.method == method }).map { faults.remove(at: $0).fault } ?? outage
         if let fault {
             switch fault {
@@ -275,24 +280,5 @@ extension FakeLastFM {
     /// A real JPEG of `side`×`side` showing `png`.
     static func jpeg(of png: Data, side: Int) -> Data {
         (try? CollageRenderer(canvasSide: side).renderSync([CollageTile(rank: 1, image: png)])) ?? Data()
-    }
-}
-
-/// Holds responses until opened: a test's way of making a request slow without sleeping.
-public actor Gate {
-    public private(set) var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    public init() {}
-
-    public func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    public func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
     }
 }

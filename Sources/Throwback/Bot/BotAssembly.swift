@@ -44,6 +44,9 @@ public struct BotAssembly: Sendable {
         /// When a chat is shown "typing…" during a slow answer. Separate from `clock`, which
         /// tests often make immediate: it is about how long a person waits.
         public var chatActionClock: any Clock<Duration>
+        /// Paces the weekly prefetch between users. Separate from `clock`, so that a test can
+        /// tell the prefetcher's pauses from a rate limit holding it up.
+        public var prefetchClock: any Clock<Duration>
 
         public init(
             clock: any Clock<Duration> = ContinuousClock(),
@@ -62,9 +65,11 @@ public struct BotAssembly: Sendable {
             unknownUserHint: String? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
             collageClock: any Clock<Duration> = ContinuousClock(),
-            chatActionClock: any Clock<Duration> = ContinuousClock()
+            chatActionClock: any Clock<Duration> = ContinuousClock(),
+            prefetchClock: any Clock<Duration> = ContinuousClock()
         ) {
             self.chatActionClock = chatActionClock
+            self.prefetchClock = prefetchClock
             self.collageClock = collageClock
             self.collageRenderer = collageRenderer
             self.clock = clock
@@ -147,6 +152,8 @@ public struct BotAssembly: Sendable {
         public let bot: BotService
         /// Posts weekly throwbacks when they are due.
         public let scheduler: WeeklyScheduler
+        /// Fetches the weeks of the posts due in the next day ahead, as background work.
+        public let prefetcher: WeeklyPrefetcher
         /// Composes one chat's weekly post for the outbox, exactly once per week.
         public let poster: WeeklyPoster
         /// Sends every message, from the outbox.
@@ -159,7 +166,7 @@ public struct BotAssembly: Sendable {
         public let webhook: WebhookInbox?
 
         /// What `vinylogue-bot run` runs in its service group.
-        public var all: [any Service] { [bot, scheduler] }
+        public var all: [any Service] { [bot, scheduler, prefetcher] }
     }
 
     /// How long replies may wait in the outbox, from `REPLY_TTL`.
@@ -205,8 +212,12 @@ public struct BotAssembly: Sendable {
             poster: poster, store: store, calendar: calendar, changes: changes, clock: options.clock, now: options.now,
             logger: weeklyLogger
         )
+        let prefetcher = WeeklyPrefetcher(
+            composer: composer, layout: poster.layout, store: store, calendar: calendar, clock: options.prefetchClock, now: options.now,
+            metrics: options.metrics, logger: weeklyLogger
+        )
         return Services(
-            bot: bot, scheduler: scheduler, poster: poster, outbox: outbox,
+            bot: bot, scheduler: scheduler, prefetcher: prefetcher, poster: poster, outbox: outbox,
             preview: WeeklyPostPreview(composer: composer, store: store, layout: poster.layout), health: health, webhook: webhook
         )
     }

@@ -91,6 +91,12 @@ public struct CollageMaker: Sendable {
         return outcome ?? .unavailable
     }
 
+    /// Fetches the covers a collage of `albums` would show (their Last.fm answers, and the
+    /// images into the downloader's cache), without drawing it. No budget: nobody waits for it.
+    public func fetchCovers(of albums: [ChartAlbum]) async {
+        _ = await Self.covers(of: Array(albums.prefix(Self.maxAlbums)), lastFM: lastFM, downloader: downloader)
+    }
+
     /// One outcome per album, in order, fetching a few at a time.
     private static func covers(
         of albums: [ChartAlbum], lastFM: any LastFMClient, downloader: CoverDownloader

@@ -125,6 +125,11 @@ public final class CollagePhotos: Sendable {
         await maker.collage(of: albums)
     }
 
+    /// Fetches the covers of a collage of `albums` into the caches, without drawing it.
+    public func fetchCovers(of albums: [ChartAlbum]) async {
+        await maker.fetchCovers(of: albums)
+    }
+
     /// Telegram accepted an upload of a collage: its `file_id` is kept for every later throwback.
     public func uploaded(_ key: CollageKey, as message: SentMessage) async {
         guard let fileID = message.photoFileID else { return }

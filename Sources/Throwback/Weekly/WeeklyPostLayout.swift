@@ -45,4 +45,11 @@ public struct WeeklyPostLayout: Sendable {
         }
         return messages
     }
+
+    /// Fetches ahead the covers the collage of a post with these entries would show, without
+    /// drawing it: the post then finds them cached at its minute.
+    public func fetchCovers(of entries: [WeeklyEntry], covers: Bool) async {
+        guard covers, let photos else { return }
+        await photos.fetchCovers(of: WeeklyPoster.combinedTopAlbums(of: entries))
+    }
 }

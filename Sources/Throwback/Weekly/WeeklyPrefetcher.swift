@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+import Networking
+import ServiceLifecycle
+import WeeklyCharts
+
+/// Fetches the weeks of the weekly posts due in the next day ahead of time, so that at the due
+/// minute the posts are composed from the cache and go out as fast as Telegram takes them. A
+/// post's content is known early: the weeks it shows (one year, five and ten before) are past,
+/// and a past week's chart is kept for good.
+///
+/// It asks through the weekly post's own composer, so it fills exactly the caches the post
+/// reads, and as background work (`RequestPriority.background`): the rate limiters give
+/// commands and inline queries their slots first. The work is spread over the time left
+/// before each post, one user at a time. A user whose week could not be fetched (the source
+/// failing, its breaker open) stops the round: it backs off and plans again later, and the
+/// post fetches what is missing at its minute, as it would without prefetching.
+///
+/// A week's list of weeks is kept only until the Last.fm week ends (Sunday 12:00 UTC), so a
+/// post is prefetched only once the week it falls in has begun.
+public struct WeeklyPrefetcher: Service, CustomStringConvertible {
+    /// How far ahead posts are prefetched.
+    public static let horizon: TimeInterval = 24 * 3600
+
+    private let composer: WeeklyPostComposer
+    private let layout: WeeklyPostLayout
+    private let store: BotStore
+    private let calendar: WeeklyCalendar
+    private let clock: ElapsedClock
+    private let now: @Sendable () -> Date
+    /// The longest wait between two looks at the chats: chats and rosters changed meanwhile
+    /// are prefetched from then on.
+    private let replanEvery: Duration
+    /// Waits after a user's week could not be fetched.
+    private let retry: RetryPolicy
+    private let metrics: BotMetrics
+    private let logger: Logger
+
+    public init(
+        composer: WeeklyPostComposer, layout: WeeklyPostLayout, store: BotStore, calendar: WeeklyCalendar, clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> Date, replanEvery: Duration = .seconds(900),
+        retry: RetryPolicy = RetryPolicy(maxAttempts: .max, initialDelay: .seconds(300), maxDelay: .seconds(1800), jitter: 0.2),
+        metrics: BotMetrics = .none, logger: Logger
+    ) {
+        self.composer = composer
+        self.layout = layout
+        self.store = store
+        self.calendar = calendar
+        self.clock = ElapsedClock(clock)
+        self.now = now
+        self.replanEvery = replanEvery
+        self.retry = retry
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    public var description: String { "WeeklyPrefetcher" }
+
+    /// One post due within the horizon, and whether its week has begun (it can be fetched).
+    struct Post: Sendable {
+        var settings: ChatSettings
+        var dueAt: Date
+        var roster: [RosterEntry]
+        var fetchable: Bool
+
+        var key: String { "\(settings.id)|\(Int64(dueAt.timeIntervalSince1970))" }
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var done: Set<String> = []
+            var failures = 0
+            while !Task.isCancelled {
+                let pause: Duration
+                do {
+                    let posts = try await upcoming(at: now())
+                    done = done.intersection(posts.map(\.key))
+                    switch try await prefetch(posts, done: &done) {
+                    case .finished:
+                        failures = 0
+                        pause = untilNextPlan(posts)
+                    case .replan:
+                        failures = 0
+                        pause = .zero
+                    case .failed:
+                        failures += 1
+                        pause = retry.delay(beforeRetry: failures)
+                    }
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning("could not read the chats to prefetch their weekly posts", metadata: ["error": "\(error)"])
+                    failures += 1
+                    pause = retry.delay(beforeRetry: failures)
+                }
+                try? await clock.sleep(pause)
+            }
+        }
+    }
+
+    /// The posts due within the horizon from `now`, soonest first, with their rosters.
+    func upcoming(at now: Date) async throws -> [Post] {
+        var posts: [Post] = []
+        for settings in try await calendar.chatsWithPostOn(store) {
+            let due = calendar.time(for: settings).next(after: now)
+            guard due.timeIntervalSince(now) <= Self.horizon else { continue }
+            let roster = try await store.roster(of: settings.id)
+            guard !roster.isEmpty else { continue }
+            posts.append(Post(settings: settings, dueAt: due, roster: roster, fetchable: now >= LastFMWeek.start(of: due)))
+        }
+        return posts.sorted { ($0.dueAt, $0.settings.id) < ($1.dueAt, $1.settings.id) }
+    }
+
+    /// How a round of prefetching ended.
+    enum Round {
+        /// Every fetchable post is fetched.
+        case finished
+        /// `replanEvery` has passed: the chats are looked at again before going on.
+        case replan
+        /// A user's week could not be fetched.
+        case failed
+    }
+
+    /// Fetches the fetchable posts not `done` yet, one user at a time, spread over the time
+    /// left before each post.
+    private func prefetch(_ posts: [Post], done: inout Set<String>) async throws -> Round {
+        let started = clock.elapsed()
+        var pending = posts.filter { $0.fetchable && !done.contains($0.key) }
+        var usersLeft = pending.reduce(0) { $0 + $1.roster.count }
+        report(posts, done: done)
+        while !pending.isEmpty {
+            let post = pending.removeFirst()
+            var entries: [WeeklyEntry] = []
+            for user in post.roster {
+                let entry = try await RequestPriority.$current.withValue(.background) {
+                    try await composer.entry(for: user, minimumPlayCount: post.settings.minimumPlayCount, at: post.dueAt)
+                }
+                if entry.content == .unavailable {
+                    logger.notice("could not prefetch a weekly post; trying again later", metadata: ["chat": "\(post.settings.id)"])
+                    return .failed
+                }
+                entries.append(entry)
+                usersLeft -= 1
+                // Spread over the time left before the soonest post still to fetch.
+                let soonest = entries.count < post.roster.count ? post.dueAt : pending.first?.dueAt
+                if let soonest { try await clock.sleep(gap(before: soonest, users: usersLeft)) }
+            }
+            await RequestPriority.$current.withValue(.background) {
+                await layout.fetchCovers(of: entries, covers: post.settings.covers)
+            }
+            done.insert(post.key)
+            report(posts, done: done)
+            if !pending.isEmpty, clock.elapsed() - started >= replanEvery { return .replan }
+        }
+        return .finished
+    }
+
+    /// The wait before the next user: the time left before `due`, less a margin, shared by
+    /// the `users` still to fetch, and no longer than until the next look at the chats.
+    private func gap(before due: Date, users: Int) -> Duration {
+        guard users > 0 else { return .zero }
+        let left = due.timeIntervalSince(now()) * 0.9
+        return min(.seconds(max(0, left) / Double(users)), replanEvery)
+    }
+
+    /// How long until the chats are looked at again: at the next replan, or as soon as the
+    /// week of a post within the horizon begins.
+    private func untilNextPlan(_ posts: [Post]) -> Duration {
+        let now = now()
+        guard let begins = posts.filter({ !$0.fetchable }).map({ LastFMWeek.start(of: $0.dueAt).timeIntervalSince(now) }).min() else {
+            return replanEvery
+        }
+        return min(replanEvery, .seconds(max(1, begins)))
+    }
+
+    /// Publishes how many of the users in posts due within the horizon have their weeks fetched.
+    private func report(_ posts: [Post], done: Set<String>) {
+        let due = posts.reduce(0) { $0 + $1.roster.count }
+        let fetched = posts.filter { done.contains($0.key) }.reduce(0) { $0 + $1.roster.count }
+        metrics.record("vinylogue_weekly_prefetch_due_users", Double(due))
+        metrics.record("vinylogue_weekly_prefetch_fetched_users", Double(fetched))
+    }
+}
