@@ -1,0 +1,85 @@
+import Clocks
+import Foundation
+import Networking
+import Testing
+import TestSupport
+import Throwback
+import TestLogging
+import WeeklyCharts
+
+/// Many chats due at the same minute, on an instance where Last.fm allows 5 requests a second.
+@Suite(.capturingLogs, .timeLimit(.minutes(3))) struct WeeklyPrefetchTests {
+    /// Mon 23 Nov 2026, 09:00 UTC: `THROWBACK_SCHEDULE`'s default.
+    static let due = 1_795_424_400
+
+    /// Sixty chats of five users each, due at once: without prefetching, their 600 requests
+    /// would take two minutes at Last.fm's 5 a second. The bot runs from two hours before;
+    /// at the due minute it asks Last.fm nothing, and every post goes out within the time
+    /// Telegram's 30 messages a second need for sixty (the outbox's second, with its margin,
+    /// is 1.1 s). A `/tb` sent meanwhile is answered without the clock moving on.
+    @Test func sixtyChatsDueAtOnceGoOutWithinTelegramsLimitsAndATBIsAnsweredMeanwhile() async throws {
+        let harness = try await BotHarness.start()
+        let clock = TestClock()
+        let prefetchClock = TestClock()
+        let start = Self.due - 2 * 3600
+        let date = TestDate(Date(timeIntervalSince1970: TimeInterval(start)), following: clock)
+        await harness.lastFM.limitRate(5, per: .seconds(1), clock: clock)
+        let end = Int(LastFMWeek.start(of: BotHarness.now).timeIntervalSince1970)
+        let ranges = (1...(52 * 4)).reversed().map { (from: end - $0 * 604_800, to: end - ($0 - 1) * 604_800) }
+        let week = Int(LastFMWeek.start(of: WeekFinder.date(yearsBefore: Date(timeIntervalSince1970: TimeInterval(Self.due)), years: 1)).timeIntervalSince1970)
+        let store = try BotStore(path: harness.databasePath)
+        let chats = (1...60).map { -70_000 - Int64($0) }
+        for chat in chats {
+            let users = (1...5).map { "u\(-chat)x\($0)" }
+            for user in users {
+                await harness.lastFM.addUser(user, ranges: ranges)
+                await harness.lastFM.setAlbumChart(user: user, from: week, to: week + 604_800, albums: [("Artist", "Album of \(user)", 7)])
+            }
+            try await store.updateSettings(for: chat) { $0.weeklyPost = true }
+            _ = try await store.addToRoster(users, chat: chat, limit: 50)
+        }
+        let tbWeek = Int(LastFMWeek.start(of: WeekFinder.date(yearsBefore: Date(timeIntervalSince1970: TimeInterval(Self.due - 3600)), years: 3)).timeIntervalSince1970)
+        await harness.lastFM.setAlbumChart(user: "alice", from: tbWeek, to: tbWeek + 604_800, albums: [("Low", "Double Negative", 9)])
+
+        let services = try await harness.services(clock: clock, now: { date.now }, lastFMRequestsPerSecond: 5, prefetchClock: prefetchClock)
+        let running = RunningBot(services: services.all)
+        var now = start
+        /// Moves both clocks on by `seconds`, each time the prefetcher pauses between users; a
+        /// rate limit holding it up passes with the bot's clock.
+        func advance(_ seconds: Int) async {
+            while await !prefetchClock.waitForSleeper(limit: .milliseconds(20)) {
+                await clock.advance(by: .milliseconds(500))
+            }
+            await clock.waitForSleeper()
+            await clock.advance(by: .seconds(seconds))
+            await prefetchClock.advance(by: .seconds(seconds))
+            now += seconds
+        }
+        while now < Self.due - 3600 { await advance(10) }
+
+        // An hour before, prefetching runs; a throwback is answered without the clock moving.
+        let requestsBefore = await harness.lastFM.count()
+        await harness.telegram.pushMessage("/tb alice 3", chatID: 42, userID: 42)
+        try await harness.telegram.waitForDeliveries(1)
+        #expect(await harness.telegram.delivered.first?.text?.contains("Double Negative") == true)
+        #expect(await harness.lastFM.count() > requestsBefore)
+
+        while now < Self.due - 10 { await advance(10) }
+        let requestsBeforeDue = await harness.lastFM.count()
+        await advance(10)
+        // The first thirty posts go at the due minute, the other thirty one flood window later.
+        try await harness.telegram.waitForDeliveries(31)
+        await clock.waitForSleeper()
+        await clock.advance(by: .milliseconds(1100))
+        try await harness.telegram.waitForDeliveries(61)
+
+        let posts = await harness.telegram.delivered.dropFirst()
+        #expect(Set(posts.map(\.chatID)) == Set(chats))
+        #expect(posts.allSatisfy { $0.text?.contains("Album of u") == true })
+        #expect(await harness.lastFM.count() == requestsBeforeDue)
+        #expect(await harness.lastFM.rateLimitRefusals == 0)
+        #expect(await harness.telegram.tooManyRequests == 0)
+        try await running.shutDown(advancing: clock)
+        await harness.stop()
+    }
+}
