@@ -49,7 +49,7 @@ public final class RateLimited: CallAdaptor {
         while true {
             let now = clock.elapsed()
             let wait: Duration? = state.withLock { state in
-                let spare = (state.window.limit + 1) / 2 + 1
+                let spare = (state.window.limit - 1) / 2 + 2
                 let free = max(state.window.earliest(now: now, count: min(spare, state.window.limit)), state.notBefore)
                 guard free <= now else { return free - now }
                 state.window.commit(at: now)

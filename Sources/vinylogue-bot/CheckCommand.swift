@@ -36,6 +36,10 @@ struct CheckCommand: AsyncParsableCommand {
             // Before the first start there is nothing to count.
             if let store = try environment.openExistingStore() {
                 for line in try store.sizes().lines { print(line) }
+                // Read from the cache alone: no key is sent anywhere. A database of another
+                // version may lack a column it reads: its rows are counted all the same.
+                let assembly = BotAssembly(configuration: environment.configuration, lastFMTransport: environment.transport, lastFMKey: Secret(""))
+                if try store.hasCurrentSchema() { print(try await assembly.weeklyPrefetchCoverage(store: store).line) }
             }
         } catch {
             // Opening failed with its reason on standard error, or the count failed.

@@ -24,6 +24,7 @@ import Throwback
         #expect(lines.contains("  rosterEntry: 2 rows"), "\(check.stdout)")
         #expect(lines.contains("  lastfmCache: 1 row, 0.3 MB of listening data"), "\(check.stdout)")
         #expect(lines.contains("  outbox: 0 rows"), "\(check.stdout)")
+        #expect(lines.contains("Weekly posts: none due in the next 24 hours."), "\(check.stdout)")
     }
 
     /// A database some other version wrote is counted as it is, never migrated: the bot that

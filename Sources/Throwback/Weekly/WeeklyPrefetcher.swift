@@ -57,11 +57,11 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
     public var description: String { "WeeklyPrefetcher" }
 
     /// One post due within the horizon, and whether its week has begun (it can be fetched).
-    struct Post: Sendable {
-        var settings: ChatSettings
-        var dueAt: Date
-        var roster: [RosterEntry]
-        var fetchable: Bool
+    public struct Post: Sendable {
+        public var settings: ChatSettings
+        public var dueAt: Date
+        public var roster: [RosterEntry]
+        public var fetchable: Bool
 
         var key: String { "\(settings.id)|\(Int64(dueAt.timeIntervalSince1970))" }
     }
@@ -73,7 +73,7 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
             while !Task.isCancelled {
                 let pause: Duration
                 do {
-                    let posts = try await upcoming(at: now())
+                    let posts = try await Self.upcoming(at: now(), calendar: calendar, store: store)
                     done = done.intersection(posts.map(\.key))
                     switch try await prefetch(posts, done: &done) {
                     case .finished:
@@ -98,14 +98,14 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
     }
 
     /// The posts due within the horizon from `now`, soonest first, with their rosters.
-    func upcoming(at now: Date) async throws -> [Post] {
+    public static func upcoming(at now: Date, calendar: WeeklyCalendar, store: BotStore) async throws -> [Post] {
         var posts: [Post] = []
         for settings in try await calendar.chatsWithPostOn(store) {
             let due = calendar.time(for: settings).next(after: now)
             guard due.timeIntervalSince(now) <= Self.horizon else { continue }
             let roster = try await store.roster(of: settings.id)
             guard !roster.isEmpty else { continue }
-            posts.append(Post(settings: settings, dueAt: due, roster: roster, fetchable: now >= LastFMWeek.start(of: due)))
+            posts.append(Post(settings: settings, dueAt: due, roster: roster, fetchable: Self.isFetchable(dueAt: due, now: now)))
         }
         return posts.sorted { ($0.dueAt, $0.settings.id) < ($1.dueAt, $1.settings.id) }
     }
@@ -118,6 +118,12 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         case replan
         /// A user's week could not be fetched.
         case failed
+    }
+
+    /// Whether a post's weeks can be fetched at `now` and still be in the cache at its minute:
+    /// the list of a user's weeks is kept only until the Last.fm week ends.
+    static func isFetchable(dueAt due: Date, now: Date) -> Bool {
+        now >= LastFMWeek.start(of: due)
     }
 
     /// Fetches the fetchable posts not `done` yet, one user at a time, spread over the time
@@ -154,11 +160,12 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         return .finished
     }
 
-    /// The wait before the next user: the time left before `due`, less a margin, shared by
-    /// the `users` still to fetch, and no longer than until the next look at the chats.
+    /// The wait before the next user: three quarters of the time left before `due` shared by
+    /// the `users` still to fetch (the last quarter is the margin for failures and for users
+    /// that take long), and no longer than until the next look at the chats.
     private func gap(before due: Date, users: Int) -> Duration {
         guard users > 0 else { return .zero }
-        let left = due.timeIntervalSince(now()) * 0.9
+        let left = due.timeIntervalSince(now()) * 0.75
         return min(.seconds(max(0, left) / Double(users)), replanEvery)
     }
 
