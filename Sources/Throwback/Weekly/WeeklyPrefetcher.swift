@@ -13,8 +13,8 @@ import WeeklyCharts
 /// reads, and as background work (`RequestPriority.background`): the rate limiters give
 /// commands and inline queries their slots first. The work is spread over the time left
 /// before each post, one user at a time. A user whose week could not be fetched (the source
-/// failing, its breaker open) stops the round: it backs off and plans again later, and the
-/// post fetches what is missing at its minute, as it would without prefetching.
+/// failing, its breaker open) is left for later, after a wait that grows while failures go on:
+/// the post fetches what is still missing at its minute, as it would without prefetching.
 ///
 /// A week's list of weeks is kept only until the Last.fm week ends (Sunday 12:00 UTC), so a
 /// post is prefetched only once the week it falls in has begun.
@@ -63,7 +63,10 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         public var roster: [RosterEntry]
         public var fetchable: Bool
 
-        var key: String { "\(settings.id)|\(Int64(dueAt.timeIntervalSince1970))" }
+        /// Names one user of this post among those fetched.
+        func key(for user: RosterEntry) -> String {
+            "\(settings.id)|\(Int64(dueAt.timeIntervalSince1970))|\(user.nameKey)"
+        }
     }
 
     public func run() async throws {
@@ -74,17 +77,10 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
                 let pause: Duration
                 do {
                     let posts = try await Self.upcoming(at: now(), calendar: calendar, store: store)
-                    done = done.intersection(posts.map(\.key))
-                    switch try await prefetch(posts, done: &done) {
-                    case .finished:
-                        failures = 0
-                        pause = untilNextPlan(posts)
-                    case .replan:
-                        failures = 0
-                        pause = .zero
-                    case .failed:
-                        failures += 1
-                        pause = retry.delay(beforeRetry: failures)
+                    done = done.intersection(posts.flatMap { post in post.roster.map(post.key) })
+                    switch try await prefetch(posts, done: &done, failures: &failures) {
+                    case .finished: pause = untilNextPlan(posts)
+                    case .replan: pause = .zero
                     }
                 } catch {
                     if Task.isCancelled { return }
@@ -116,8 +112,6 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         case finished
         /// `replanEvery` has passed: the chats are looked at again before going on.
         case replan
-        /// A user's week could not be fetched.
-        case failed
     }
 
     /// Whether a post's weeks can be fetched at `now` and still be in the cache at its minute:
@@ -126,34 +120,40 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         now >= LastFMWeek.start(of: due)
     }
 
-    /// Fetches the fetchable posts not `done` yet, one user at a time, spread over the time
-    /// left before each post.
-    private func prefetch(_ posts: [Post], done: inout Set<String>) async throws -> Round {
+    /// Fetches the users of fetchable posts not `done` yet, one at a time, spread over the time
+    /// left before each post. A user whose week could not be fetched is left to the post's
+    /// minute (and the next round), after a wait that grows while the source keeps failing.
+    private func prefetch(_ posts: [Post], done: inout Set<String>, failures: inout Int) async throws -> Round {
         let started = clock.elapsed()
-        var pending = posts.filter { $0.fetchable && !done.contains($0.key) }
+        let snapshot = done
+        var pending = posts.filter { post in post.fetchable && post.roster.contains { !snapshot.contains(post.key(for: $0)) } }
         var usersLeft = pending.reduce(0) { $0 + $1.roster.count }
         report(posts, done: done)
         while !pending.isEmpty {
             let post = pending.removeFirst()
             var entries: [WeeklyEntry] = []
-            for user in post.roster {
+            for (index, user) in post.roster.enumerated() {
+                // The post's own fetch: a user fetched before answers from the cache.
                 let entry = try await RequestPriority.$current.withValue(.background) {
                     try await composer.entry(for: user, minimumPlayCount: post.settings.minimumPlayCount, at: post.dueAt)
                 }
-                if entry.content == .unavailable {
-                    logger.notice("could not prefetch a weekly post; trying again later", metadata: ["chat": "\(post.settings.id)"])
-                    return .failed
-                }
-                entries.append(entry)
                 usersLeft -= 1
+                guard entry.content != .unavailable else {
+                    failures += 1
+                    logger.notice("could not prefetch a user's week; waiting before the next", metadata: ["chat": "\(post.settings.id)"])
+                    try await clock.sleep(retry.delay(beforeRetry: failures))
+                    continue
+                }
+                failures = 0
+                entries.append(entry)
+                done.insert(post.key(for: user))
                 // Spread over the time left before the soonest post still to fetch.
-                let soonest = entries.count < post.roster.count ? post.dueAt : pending.first?.dueAt
+                let soonest = index + 1 < post.roster.count ? post.dueAt : pending.first?.dueAt
                 if let soonest { try await clock.sleep(gap(before: soonest, users: usersLeft)) }
             }
             await RequestPriority.$current.withValue(.background) {
                 await layout.fetchCovers(of: entries, covers: post.settings.covers)
             }
-            done.insert(post.key)
             report(posts, done: done)
             if !pending.isEmpty, clock.elapsed() - started >= replanEvery { return .replan }
         }
@@ -182,7 +182,7 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
     /// Publishes how many of the users in posts due within the horizon have their weeks fetched.
     private func report(_ posts: [Post], done: Set<String>) {
         let due = posts.reduce(0) { $0 + $1.roster.count }
-        let fetched = posts.filter { done.contains($0.key) }.reduce(0) { $0 + $1.roster.count }
+        let fetched = posts.reduce(0) { total, post in total + post.roster.filter { done.contains(post.key(for: $0)) }.count }
         metrics.record("vinylogue_weekly_prefetch_due_users", Double(due))
         metrics.record("vinylogue_weekly_prefetch_fetched_users", Double(fetched))
     }
