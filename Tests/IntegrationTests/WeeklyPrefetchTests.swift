@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Networking
+import Prometheus
 import Testing
 import TestSupport
 import Throwback
@@ -46,7 +47,10 @@ import WeeklyCharts
             configuration: harness.configuration(), lastFMTransport: harness.transport, lastFMKey: Secret(""), options: .init(now: { date.now })
         )
         #expect(try await check.weeklyPrefetchCoverage(store: store) == WeeklyPrefetchCoverage(fetched: 0, due: 300))
-        let services = try await harness.services(clock: clock, now: { date.now }, lastFMRequestsPerSecond: 5, prefetchClock: prefetchClock)
+        let registry = PrometheusCollectorRegistry()
+        let services = try await harness.services(
+            clock: clock, now: { date.now }, metrics: BotMetrics(prometheus: registry), lastFMRequestsPerSecond: 5, prefetchClock: prefetchClock
+        )
         let running = RunningBot(services: services.all)
         var target = start
         /// Moves both clocks on by a second, to `target`, once the prefetcher pauses between
@@ -78,6 +82,9 @@ import WeeklyCharts
         while target < Self.due - 1 { try await step() }
         let coverage = try await check.weeklyPrefetchCoverage(store: store)
         #expect(coverage == WeeklyPrefetchCoverage(fetched: 300, due: 300), "\(coverage)")
+        // And what `/metrics` says of them.
+        let metrics = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(metrics.contains("vinylogue_weekly_prefetch_due_users 300") && metrics.contains("vinylogue_weekly_prefetch_fetched_users 300"), "\(metrics)")
         let requestsBeforeDue = await harness.lastFM.count()
         try await step()
         // The first thirty posts go at the due minute, the other thirty one flood window later.
