@@ -167,25 +167,43 @@ struct PiecesCommand: AsyncParsableCommand {
 /// `vinylogue-load weekly`: one cold weekly post, timed against the APIs' limits.
 struct Weekly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Time `vinylogue-bot post-weekly` for one chat with a roster, on a cold cache.",
+        abstract: "Time `vinylogue-bot post-weekly` for one chat on a cold cache, or (--chats) many chats due at the same minute.",
         discussion: """
             The floor is what Last.fm's limit (5 requests a second after a burst of 5) and Telegram's \
             (one message a second per chat) allow at best; time/floor near 1 means the limits, not the bot, set the pace.
             """
     )
 
-    @Option(help: "Tracked users on the chat's roster.")
+    @Option(help: "Tracked users on the chat's roster (on each chat's, with --chats).")
     var users = 25
+
+    @Option(help: "Instead of one post: this many chats' posts due at the same minute, from a running bot, once started --lead seconds before it (time to fetch ahead) and once 3 s before (none).")
+    var chats: Int?
+
+    @Option(help: "With --chats: how long before the due minute the bot starts, in seconds.")
+    var lead = 150
 
     @OptionGroup var binary: BinaryOption
 
     func validate() throws {
         guard (1...500).contains(users) else { throw ValidationError("--users must be between 1 and 500.") }
+        if let chats, !(1...500).contains(chats) { throw ValidationError("--chats must be between 1 and 500.") }
+        guard (3...3600).contains(lead) else { throw ValidationError("--lead must be between 3 and 3600 seconds.") }
     }
 
     func run() async throws {
         let builds = try Builds.findRoot()
         let current = try await binary.resolve(builds)
+        if let chats {
+            for lead in [lead, 3] {
+                log("\(chats) chats due at once, the bot started \(lead) s before…")
+                let result = try await WeeklyBurstLoad(binary: current, chats: chats, users: users, lead: .seconds(lead)).run()
+                print("weekly: \(chats) chats' posts due at the same minute, \(builds.relative(current))")
+                print(Report.lines(result.rows))
+                if let text = Report.stderr(result.stderrTail, of: "the bot") { print(text) }
+            }
+            return
+        }
         log("post-weekly for \(users) users…")
         let result = try await WeeklyLoad(binary: current, users: users).run()
         print("weekly: a cold post for \(users) tracked users, \(builds.relative(current))")
