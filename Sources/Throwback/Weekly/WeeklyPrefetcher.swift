@@ -127,12 +127,13 @@ public struct WeeklyPrefetcher: Service, CustomStringConvertible {
         let started = clock.elapsed()
         let snapshot = done
         var pending = posts.filter { post in post.fetchable && post.roster.contains { !snapshot.contains(post.key(for: $0)) } }
-        var usersLeft = pending.reduce(0) { $0 + $1.roster.count }
+        var usersLeft = pending.reduce(0) { total, post in total + post.roster.filter { !snapshot.contains(post.key(for: $0)) }.count }
         report(posts, done: done)
         while !pending.isEmpty {
             let post = pending.removeFirst()
             var entries: [WeeklyEntry] = []
-            for (index, user) in post.roster.enumerated() {
+            // A user fetched in an earlier round (its post had a failure) costs no request and no wait.
+            for (index, user) in post.roster.enumerated() where !snapshot.contains(post.key(for: user)) {
                 // The post's own fetch: a user fetched before answers from the cache.
                 let entry = try await RequestPriority.$current.withValue(.background) {
                     try await composer.entry(for: user, minimumPlayCount: post.settings.minimumPlayCount, at: post.dueAt)
