@@ -30,8 +30,8 @@ struct VinylogueBot: AsyncParsableCommand {
     }
 
     /// One malloc arena instead of glibc's eight per core, each of which keeps memory freed in
-    /// it: a burst's peak is then about a MiB lower, however the binary is started. An
-    /// environment that sets the limit itself (`GLIBC_TUNABLES=glibc.malloc.arena_max=…`) wins.
+    /// it, however the binary is started (the deploy files used to set it in the environment).
+    /// An environment that sets the limit itself (`GLIBC_TUNABLES=glibc.malloc.arena_max=…`) wins.
     static func limitMallocArenas() {
         if let tunables = getenv("GLIBC_TUNABLES"), String(cString: tunables).contains("glibc.malloc.arena_max") { return }
         cmalloc_limit_arenas(1)

@@ -80,6 +80,11 @@ struct Fakes {
         await telegram.delivered.filter { $0.method == "sendMessage" || $0.method == "sendPhoto" }
     }
 
+    /// The calls the fake Telegram refused on the Bot API's rules, counted by method and code.
+    func refusals() async -> [String: Int] {
+        await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+    }
+
     // MARK: Fixtures
 
     /// `weeks` consecutive Last.fm weeks ending where the current week starts, oldest first,

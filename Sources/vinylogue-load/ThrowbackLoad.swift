@@ -120,7 +120,7 @@ struct ThrowbackLoad {
         let perUpdate = Double(max(1, updates))
 
         let answered = await fakes.sentMessages().compactMap(\.chatID).filter { measuredUsers.contains($0) }
-        let refusals = await Dictionary(telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+        let refusals = await fakes.refusals()
         let uploads = await telegram.uploadedPhotos.count
         child.terminate()
         let exit = await child.waitForExit(timeout: .seconds(15))

@@ -95,17 +95,18 @@ struct WeeklyBurstLoad {
         let dueInstant = ContinuousClock.now
         var lastPost: Duration?
         var seen = 0
+        func posts() async -> [FakeTelegram.Call] { await fakes.sentMessages().filter { $0.chatID.map(chats.contains) ?? false } }
         // Done once every chat has its post and no message came for two seconds.
         while child.exited == nil, ContinuousClock.now - dueInstant < .seconds(600) {
-            let sent = await fakes.sentMessages().filter { $0.chatID.map(chats.contains) ?? false }
+            let sent = await posts()
             if sent.count > seen { (seen, lastPost) = (sent.count, ContinuousClock.now - dueInstant) }
             let allPosted = Set(sent.compactMap(\.chatID)).count == chats.count
             if allPosted, (ContinuousClock.now - dueInstant) - (lastPost ?? .zero) > .seconds(2) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let sent = await fakes.sentMessages().filter { $0.chatID.map(chats.contains) ?? false }
+        let sent = await posts()
         let lastFMAfterDue = await fakes.lastFM.count() - lastFMBeforeDue
-        let refusals = await Dictionary(fakes.telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+        let refusals = await fakes.refusals()
         child.terminate()
         let exit = await child.waitForExit(timeout: .seconds(15))
         let posted = Set(sent.compactMap(\.chatID)).count

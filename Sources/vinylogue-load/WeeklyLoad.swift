@@ -84,7 +84,7 @@ struct WeeklyLoad {
         let cpu = ProcFS.endedChildrenCPUTime() - cpuBefore
         let lastFMCalls = await fakes.lastFM.calls
         let messages = await fakes.sentMessages().filter { $0.chatID == Self.chat }.count
-        let refusals = await Dictionary(fakes.telegram.refusals.map { ("\($0.method) \($0.code)", 1) }, uniquingKeysWith: +)
+        let refusals = await fakes.refusals()
         return Result(
             users: users, lastFMRequests: Dictionary(lastFMCalls.map { ($0.method, 1) }, uniquingKeysWith: +), messages: messages,
             wall: exit.at - child.spawnedAt, cpu: cpu, refusals: refusals, exit: exit.description,
