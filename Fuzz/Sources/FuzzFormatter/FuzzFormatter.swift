@@ -75,11 +75,12 @@ private func checkWeeklyPost(
     var entries: [WeeklyEntry] = []
     for index in 0..<input.int(in: 1...8) {
         let name = index == 0 ? user : input.string(maxPieces: 3)
-        let content: WeeklyEntry.Content = switch input.byte() % 5 {
+        let content: WeeklyEntry.Content = switch input.byte() % 6 {
         case 0: .quiet
         case 1: .privateProfile
         case 2: .unavailable
-        case 3: .chart(given, anniversaries: [filtered, given])
+        case 3: .accountGone
+        case 4: .chart(given, anniversaries: [filtered, given])
         default: .chart(filtered, anniversaries: input.bool() ? [given] : [])
         }
         entries.append(WeeklyEntry(user: name, key: name.lowercased(), content: content))

@@ -26,6 +26,8 @@ extension ChartFormatter {
             return "\(name): no scrobbles that week."
         case .privateProfile:
             return "\(name) keeps their \(service) listening data private."
+        case .accountGone:
+            return "\(name): \(service) no longer knows this account (renamed or deleted?)."
         case .unavailable:
             return "\(name): unavailable this week (\(service) did not answer)."
         case let .chart(summary, anniversaries):

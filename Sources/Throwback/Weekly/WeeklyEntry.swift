@@ -11,6 +11,9 @@ public struct WeeklyEntry: Sendable, Equatable {
         case quiet
         /// The user keeps their listening data private.
         case privateProfile
+        /// The source knows no account by the roster's name any more (renamed or deleted): an
+        /// answer, not a failure, so nobody waits or retries for it.
+        case accountGone
         /// Last.fm kept failing for this user.
         case unavailable
     }
@@ -69,6 +72,8 @@ public struct WeeklyPostComposer: Sendable {
             throw CancellationError()
         } catch let error as ListeningError where error.isPrivateProfile {
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .privateProfile)
+        } catch let error as ListeningError where error.unknownName != nil {
+            return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .accountGone)
         } catch {
             if Task.isCancelled { throw CancellationError() }
             return WeeklyEntry(user: user.lastFMName, key: user.nameKey, content: .unavailable)
