@@ -11,35 +11,40 @@ public struct Update: Codable, JSONReadable, Sendable, Equatable {
     /// chat's queue to its handler, and its kinds together take over a kilobyte inline.
     private let content: Content
 
-    public var message: Message? { content.message }
-    public var editedMessage: Message? { content.editedMessage }
-    public var channelPost: Message? { content.channelPost }
-    public var callbackQuery: CallbackQuery? { content.callbackQuery }
-    public var inlineQuery: InlineQuery? { content.inlineQuery }
-    public var chosenInlineResult: ChosenInlineResult? { content.chosenInlineResult }
+    public var message: Message? { if case .message(let value) = content.payload { value } else { nil } }
+    public var editedMessage: Message? { if case .editedMessage(let value) = content.payload { value } else { nil } }
+    public var channelPost: Message? { if case .channelPost(let value) = content.payload { value } else { nil } }
+    public var callbackQuery: CallbackQuery? { if case .callbackQuery(let value) = content.payload { value } else { nil } }
+    public var inlineQuery: InlineQuery? { if case .inlineQuery(let value) = content.payload { value } else { nil } }
+    public var chosenInlineResult: ChosenInlineResult? { if case .chosenInlineResult(let value) = content.payload { value } else { nil } }
     /// The bot was added to a chat or removed from it, or blocked or unblocked.
-    public var myChatMember: ChatMemberUpdated? { content.myChatMember }
+    public var myChatMember: ChatMemberUpdated? { if case .myChatMember(let value) = content.payload { value } else { nil } }
 
+    /// The one kind an update carries ("at most one of the optional parameters can be present
+    /// in any given update", says the Bot API): a burst keeps a few hundred updates waiting
+    /// for a worker, and room for every kind at once took seven times the memory of one.
     private final class Content: Sendable {
-        let message: Message?
-        let editedMessage: Message?
-        let channelPost: Message?
-        let callbackQuery: CallbackQuery?
-        let inlineQuery: InlineQuery?
-        let chosenInlineResult: ChosenInlineResult?
-        let myChatMember: ChatMemberUpdated?
+        enum Payload {
+            case message(Message), editedMessage(Message), channelPost(Message), callbackQuery(CallbackQuery)
+            case inlineQuery(InlineQuery), chosenInlineResult(ChosenInlineResult), myChatMember(ChatMemberUpdated)
+            /// A kind this bot does not handle.
+            case none
+        }
+
+        let payload: Payload
 
         init(
             message: Message?, editedMessage: Message?, channelPost: Message?, callbackQuery: CallbackQuery?, inlineQuery: InlineQuery?,
             chosenInlineResult: ChosenInlineResult?, myChatMember: ChatMemberUpdated?
         ) {
-            self.message = message
-            self.editedMessage = editedMessage
-            self.channelPost = channelPost
-            self.callbackQuery = callbackQuery
-            self.inlineQuery = inlineQuery
-            self.chosenInlineResult = chosenInlineResult
-            self.myChatMember = myChatMember
+            payload = if let message { .message(message) }
+                else if let editedMessage { .editedMessage(editedMessage) }
+                else if let channelPost { .channelPost(channelPost) }
+                else if let callbackQuery { .callbackQuery(callbackQuery) }
+                else if let inlineQuery { .inlineQuery(inlineQuery) }
+                else if let chosenInlineResult { .chosenInlineResult(chosenInlineResult) }
+                else if let myChatMember { .myChatMember(myChatMember) }
+                else { .none }
         }
     }
 
