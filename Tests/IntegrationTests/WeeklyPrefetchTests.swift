@@ -111,4 +111,60 @@ import WeeklyCharts
         try await running.shutDown(advancing: clock)
         await harness.stop()
     }
+
+    /// Last.fm down from an hour before a post: the prefetcher asks about one user, then waits
+    /// five minutes, then longer, asking nothing meanwhile; once Last.fm is back, the next
+    /// attempt fetches every user.
+    @Test func whileLastFMIsDownPrefetchingBacksOffAndResumesWhenItIsBack() async throws {
+        let harness = try await BotHarness.start()
+        let prefetchClock = TestClock()
+        let end = Int(LastFMWeek.start(of: BotHarness.now).timeIntervalSince1970)
+        let ranges = (1...(52 * 2)).reversed().map { (from: end - $0 * 604_800, to: end - ($0 - 1) * 604_800) }
+        let week = Int(LastFMWeek.start(of: WeekFinder.date(yearsBefore: Date(timeIntervalSince1970: TimeInterval(Self.due)), years: 1)).timeIntervalSince1970)
+        let users = ["ana", "ben", "cy"]
+        for user in users {
+            await harness.lastFM.addUser(user, ranges: ranges)
+            await harness.lastFM.setAlbumChart(user: user, from: week, to: week + 604_800, albums: [("Artist", "Album of \(user)", 7)])
+        }
+        let store = try BotStore(path: harness.databasePath)
+        try await store.updateSettings(for: -71_001) { $0.weeklyPost = true }
+        _ = try await store.addToRoster(users, chat: -71_001, limit: 50)
+        await harness.lastFM.beginOutage(.raw(status: 503, body: "<html>Service Unavailable</html>"))
+        let services = try await harness.services(
+            clock: ImmediateClock(), breakerClock: prefetchClock, now: { Date(timeIntervalSince1970: TimeInterval(Self.due - 3600)) },
+            prefetchClock: prefetchClock
+        )
+        let running = RunningBot(services: [services.prefetcher])
+
+        // The first user's attempt (with the client's retries) fails; then a wait of five
+        // minutes or more (jittered by a fifth) with no request.
+        #expect(await prefetchClock.waitForSleeper())
+        let afterFirst = await harness.lastFM.count()
+        #expect(afterFirst > 0)
+        await prefetchClock.advance(by: .seconds(235))
+        #expect(await prefetchClock.waitForSleeper())
+        #expect(await harness.lastFM.count() == afterFirst)
+        // The second attempt (the breaker's trial request, its minute of cooling down being
+        // over) fails too; the wait after it is longer.
+        await prefetchClock.advance(by: .seconds(130))
+        #expect(await prefetchClock.waitForSleeper())
+        let afterSecond = await harness.lastFM.count()
+        #expect(afterSecond > afterFirst)
+        await prefetchClock.advance(by: .seconds(365))
+        #expect(await prefetchClock.waitForSleeper())
+        #expect(await harness.lastFM.count() == afterSecond)
+
+        await harness.lastFM.endOutage()
+        let check = BotAssembly(
+            configuration: harness.configuration(), lastFMTransport: harness.transport, lastFMKey: Secret(""),
+            options: .init(now: { Date(timeIntervalSince1970: TimeInterval(Self.due - 3600)) })
+        )
+        for _ in 0..<40 where try await check.weeklyPrefetchCoverage(store: store).fetched < 3 {
+            await prefetchClock.advance(by: .seconds(60))
+            #expect(await prefetchClock.waitForSleeper())
+        }
+        #expect(try await check.weeklyPrefetchCoverage(store: store) == WeeklyPrefetchCoverage(fetched: 3, due: 3))
+        try await running.shutDown(advancing: prefetchClock)
+        await harness.stop()
+    }
 }
