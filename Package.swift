@@ -16,6 +16,11 @@ let releaseLinkerFlags = [
 /// was a lookup of the task's preferred executor under a lock, about 4% of its CPU.
 let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
+/// postgres-nio (with swift-nio-ssl's own BoringSSL) adds about 200 s of CPU to a first debug build,
+/// so it is built only when the `PostgreSQL` trait is on (`swift build --traits PostgreSQL`):
+/// the Dockerfile, the compose file and `scripts/test` turn it on; the SQLite build stays quick.
+let postgreSQL: Set<String> = ["PostgreSQL"]
+
 let package = Package(
     name: "vinylogue-bot",
     platforms: [.macOS(.v15)],
@@ -29,6 +34,9 @@ let package = Package(
         .library(name: "Telegram", targets: ["Telegram"]),
         .library(name: "Throwback", targets: ["Throwback"]),
         .library(name: "Covers", targets: ["Covers"]),
+    ],
+    traits: [
+        .trait(name: "PostgreSQL", description: "State in PostgreSQL with DATABASE_URL (postgres-nio), for replicas"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -44,6 +52,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // Shared plumbing for both API clients: the HTTP transport port, backoff, token buckets, redaction.
@@ -109,6 +118,16 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // PostgreSQL, for state shared by replicas: `DATABASE_URL`, TLS and opening a connection.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "Networking",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -197,6 +216,10 @@ let package = Package(
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "PostgresStoreTests", dependencies: [
+            "TestLogging", "PostgresStore", "Networking", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
         ]),
         .testTarget(name: "TelegramTests", dependencies: [
             "TestLogging",
