@@ -109,12 +109,9 @@ public struct StoreTransaction {
 
     /// Removes a name (any spelling); returns the removed entry, if it was there.
     public func removeFromRoster(_ name: String, chat: Int64) throws -> RosterEntry? {
-        let key: [StoreValue] = [.integer(chat), .text(name.lowercased())]
-        let condition = "WHERE chatID = ? AND nameKey = ?"
-        guard let entry = try session.rows("SELECT \(RosterEntry.columns) FROM rosterEntry \(condition)", key).first.map(RosterEntry.init)
-        else { return nil }
-        _ = try session.execute("DELETE FROM rosterEntry \(condition)", key)
-        return entry
+        try session.rows(
+            "DELETE FROM rosterEntry WHERE chatID = ? AND nameKey = ? RETURNING \(RosterEntry.columns)", [.integer(chat), .text(name.lowercased())]
+        ).first.map(RosterEntry.init)
     }
 
     // MARK: Account links
@@ -128,10 +125,7 @@ public struct StoreTransaction {
 
     /// Removes a link; returns the name that was linked, if any.
     public func unlink(telegramUser: Int64) throws -> String? {
-        let name: String? = try session.value("SELECT lastFMName FROM accountLink WHERE telegramUserID = ?", [.integer(telegramUser)])
-        guard let name else { return nil }
-        _ = try session.execute("DELETE FROM accountLink WHERE telegramUserID = ?", [.integer(telegramUser)])
-        return name
+        try session.value("DELETE FROM accountLink WHERE telegramUserID = ? RETURNING lastFMName", [.integer(telegramUser)])
     }
 
     // MARK: Buttons and collages
