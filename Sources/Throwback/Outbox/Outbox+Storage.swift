@@ -43,10 +43,10 @@ extension StoreTransaction {
     func settle(
         _ id: Int64, as state: OutboxMessage.State, messageID: Int64? = nil, note: String? = nil, ifPending: Bool = false, at now: Date
     ) throws {
-        let update = "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ?"
-        _ = try session.execute(
-            ifPending ? update + " AND state = 'pending'" : update, [.text(state.rawValue), StoreValue(messageID), StoreValue(note), .date(now), .integer(id)]
-        )
+        let sql = ifPending
+            ? "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ? AND state = 'pending'"
+            : "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ?"
+        _ = try session.execute(sql, [.text(state.rawValue), StoreValue(messageID), StoreValue(note), .date(now), .integer(id)])
     }
 
     /// Records messages as sent, with Telegram's ids for them.
