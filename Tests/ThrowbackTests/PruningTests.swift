@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LastFM
 import Logging
 import Synchronization
@@ -187,30 +186,6 @@ import WeeklyCharts
         let kept: [String] = try await store.read { session in try session.column("SELECT key FROM lastfmCache") }
         #expect(kept.contains { $0.contains("user=user4999|") })
         #expect(!kept.contains { $0.contains("user=user0|") })
-    }
-
-    /// A database from before the bounds: its cache's size is counted, its rows count as
-    /// used at the upgrade, and a sent photo's bytes go.
-    @Test func theUpgradeCountsTheCacheAndDropsSentPhotos() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("v6-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let old = try DatabaseQueue(path: path)
-        try SQLiteEngine.migrator.migrate(old, upTo: "v6: the outbox's state apart from its body, indexes of what waits, one journal table")
-        try await old.write { db in
-            try db.execute(sql: """
-                INSERT INTO lastfmCache (key, value) VALUES ('user.getweeklyalbumchart|user=a', x'0102030405'), ('album.getinfo|artist=é', x'01');
-                INSERT INTO outbox (id, chatID, kind, state, createdAt, expiresAt)
-                    VALUES (1, -1, 'reply', 'sent', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000'),
-                           (2, -1, 'reply', 'pending', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000');
-                INSERT INTO outboxBody (id, method, parameters, upload) VALUES (1, 'sendPhoto', x'7b7d', x'ffd8'), (2, 'sendPhoto', x'7b7d', x'ffd8');
-                """)
-        }
-        try old.close()
-        let store = try BotStore(path: path)
-        #expect(try await Self.countedCacheBytes(store) == 31 + 5 + 23 + 1)
-        #expect(try await store.read { session in try session.value("SELECT count(*) FROM lastfmCache WHERE usedAt IS NULL") as Int? } == 0)
-        let uploads: [Bool] = try await store.read { session in try session.column("SELECT upload IS NOT NULL FROM outboxBody ORDER BY id") }
-        #expect(uploads == [false, true])
     }
 }
 
