@@ -47,28 +47,31 @@ extension StoredDate {
     /// a fraction (a `T` may stand for the space, a `Z` may end it), as GRDB read dates.
     /// Nil for anything else.
     static func date(_ text: String) -> Date? {
-        var digits = text.utf8.makeIterator()
-        var next = digits.next()
-        /// Reads exactly `count` digits, or as many as follow with `count` nil.
-        func number(_ count: Int?) -> (value: Int64, digits: Int)? {
-            var (value, read) = (Int64(0), 0)
-            while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), read < (count ?? 18) {
-                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-                read += 1
-                next = digits.next()
-            }
-            return read == 0 || (count != nil && read != count) ? nil : (value, read)
+        var text = text
+        // Read in place, byte by byte, with nothing allocated: a date is read for every
+        // message the outbox scans.
+        return text.withUTF8 { bytes in
+            var reader = DateReader(bytes: bytes)
+            return reader.date()
         }
-        func skip(_ separators: UInt8...) -> Bool {
-            guard let byte = next, separators.contains(byte) else { return false }
-            next = digits.next()
-            return true
-        }
+    }
+}
+
+/// Reads `StoredDate.date`'s forms from UTF-8 bytes, left to right.
+private struct DateReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var at = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    mutating func date() -> Date? {
         guard let year = number(4), skip(UInt8(ascii: "-")), let month = number(2), skip(UInt8(ascii: "-")), let day = number(2),
               (1...12).contains(month.value), (1...31).contains(day.value)
         else { return nil }
         var seconds = 0.0
-        if skip(UInt8(ascii: " "), UInt8(ascii: "T")) {
+        if skip(UInt8(ascii: " ")) || skip(UInt8(ascii: "T")) {
             guard let hour = number(2), skip(UInt8(ascii: ":")), let minute = number(2) else { return nil }
             seconds = Double(hour.value * 3600 + minute.value * 60)
             if skip(UInt8(ascii: ":")) {
@@ -83,7 +86,24 @@ extension StoredDate {
             }
         }
         _ = skip(UInt8(ascii: "Z"))
-        guard next == nil else { return nil }
+        guard at == bytes.count else { return nil }
         return UTCDateTime(year: year.value, month: Int(month.value), day: Int(day.value), secondsIntoDay: seconds).date
+    }
+
+    /// Reads exactly `count` digits, or as many as follow (at most 18) with `count` nil.
+    private mutating func number(_ count: Int?) -> (value: Int64, digits: Int)? {
+        var (value, read) = (Int64(0), 0)
+        while at < bytes.count, bytes[at] >= UInt8(ascii: "0"), bytes[at] <= UInt8(ascii: "9"), read < (count ?? 18) {
+            value = value * 10 + Int64(bytes[at] - UInt8(ascii: "0"))
+            read += 1
+            at += 1
+        }
+        return read == 0 || (count != nil && read != count) ? nil : (value, read)
+    }
+
+    private mutating func skip(_ separator: UInt8) -> Bool {
+        guard at < bytes.count, bytes[at] == separator else { return false }
+        at += 1
+        return true
     }
 }
