@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LastFM
 import Logging
 import Synchronization
@@ -17,8 +16,8 @@ import WeeklyCharts
     /// Past every lifetime: the longest, a button name's, is a year.
     static let later = then.addingTimeInterval(400 * day)
 
-    @Test func rowsPastTheirLifetimeGoAndFreshOnesStay() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func rowsPastTheirLifetimeGoAndFreshOnesStay(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         try await Self.fill(store, tag: "old", chat: -1, at: Self.then)
         try await Self.fill(store, tag: "new", chat: -2, at: Self.later.addingTimeInterval(-3600))
         // Kept cached rows used lately count from their use, not from when they were written.
@@ -78,9 +77,8 @@ import WeeklyCharts
         _ = try await UpdateJournal(store: store, now: { date }).record(updates.map(ReceivedUpdate.init), nextOffset: 3)
         try await store.write { transaction in
             try transaction.markHandled(updates[0], at: date)
-            try transaction.db.execute(
-                sql: "INSERT INTO journalEntry (identity, payload, receivedAt) VALUES (?, x'00', ?)",
-                arguments: ["m:\(chat):3", StoredDate(date)]
+            _ = try transaction.session.execute(
+                "INSERT INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)", [.text("m:\(chat):3"), .blob(Data([0])), .date(date)]
             )
         }
     }
@@ -91,34 +89,39 @@ import WeeklyCharts
 
     /// What each table holds, as text that says which row it is.
     static func rows(_ store: BotStore) async throws -> [String: [String]] {
-        try await store.read { db in
-            [
-                "outbox": try String.fetchAll(db, sql: "SELECT chatID || ' ' || state FROM outbox ORDER BY state DESC, id"),
-                "outboxBody": try String.fetchAll(db, sql: "SELECT CAST(id AS TEXT) FROM outboxBody"),
-                "lastfmCache": try String.fetchAll(db, sql: "SELECT key FROM lastfmCache ORDER BY key"),
-                "buttonName": try String.fetchAll(db, sql: "SELECT key FROM buttonName ORDER BY key"),
-                "collagePhoto": try String.fetchAll(db, sql: "SELECT user FROM collagePhoto ORDER BY user"),
-                "journalEntry": try String.fetchAll(db, sql: "SELECT identity FROM journalEntry ORDER BY identity"),
-                "weeklyPost": try String.fetchAll(db, sql: "SELECT CAST(chatID AS TEXT) FROM weeklyPost ORDER BY chatID"),
+        try await store.read { session in
+            let numbers = { (sql: String) throws -> [String] in try (session.column(sql) as [Int64]).map { "\($0)" } }
+            return [
+                "outbox": try session.rows("SELECT chatID, state FROM outbox ORDER BY state DESC, id").map {
+                    "\(try $0.get(0) as Int64) \(try $0.get(1) as String)"
+                },
+                "outboxBody": try numbers("SELECT id FROM outboxBody"),
+                "lastfmCache": try session.column("SELECT key FROM lastfmCache ORDER BY key"),
+                "buttonName": try session.column("SELECT key FROM buttonName ORDER BY key"),
+                "collagePhoto": try session.column(#"SELECT "user" FROM collagePhoto ORDER BY "user""#),
+                "journalEntry": try session.column("SELECT identity FROM journalEntry ORDER BY identity"),
+                "weeklyPost": try numbers("SELECT chatID FROM weeklyPost ORDER BY chatID"),
             ]
         }
     }
 
     /// The listening cache's answers, as stored.
     static func cacheBytes(_ store: BotStore) async throws -> Int {
-        try await store.read { db in
-            try Int.fetchOne(db, sql: "SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(value)), 0) FROM lastfmCache") ?? -1
+        try await store.read { session in
+            try session.rows("SELECT key, value FROM lastfmCache").reduce(0) { total, row in
+                total + (try row.get(0) as String).utf8.count + (try row.get(1) as Data).count
+            }
         }
     }
 
     /// The listening cache's size as the store keeps count of it.
     static func countedCacheBytes(_ store: BotStore) async throws -> Int {
-        try await store.read { db in try Int.fetchOne(db, sql: "SELECT bytes FROM lastfmCacheSize") ?? -1 }
+        try await store.read { session in try session.value("SELECT bytes FROM lastfmCacheSize") ?? -1 }
     }
 
     /// However recent, no more finished messages are kept than the count allows: the newest.
-    @Test func theOutboxKeepsItsNewestFinishedMessagesUpToItsCount() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func theOutboxKeepsItsNewestFinishedMessagesUpToItsCount(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let message = OutboxMessage(
             chatID: -1, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "x"), expiresAt: Self.later
         )
@@ -132,12 +135,12 @@ import WeeklyCharts
             logger: Logger(label: "test")
         )
         try await pruner.prune()
-        let left = try await store.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM outbox ORDER BY id") }
+        let left: [Int64] = try await store.read { session in try session.column("SELECT id FROM outbox ORDER BY id") }
         #expect(left == enqueued.suffix(4).map(\.id))
     }
 
-    @Test func aPhotosUploadIsDroppedOnceItIsSettled() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aPhotosUploadIsDroppedOnceItIsSettled(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let jpeg = Data(repeating: 0xD8, count: 40_000)
         let upload = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
         let photo = OutboxMessage(
@@ -158,8 +161,8 @@ import WeeklyCharts
 
     /// A run of 5,000 users' weeks through the cached Last.fm client: each pass brings the
     /// cache back under its cap, the weeks asked for last stay, and the first ones go.
-    @Test func fiveThousandUsersKeepTheListeningCacheUnderItsCap() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func fiveThousandUsersKeepTheListeningCacheUnderItsCap(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let clock = Mutex(Self.then)
         let now: @Sendable () -> Date = { clock.withLock { $0 } }
         let lastFM = ChartsForAnyone().cached(in: SQLiteLastFMCache(store: store, now: now), now: now)
@@ -180,33 +183,9 @@ import WeeklyCharts
             }
         }
         #expect(largest > cap, "the run outgrew the cap")
-        let kept = try await store.read { db in try String.fetchAll(db, sql: "SELECT key FROM lastfmCache") }
+        let kept: [String] = try await store.read { session in try session.column("SELECT key FROM lastfmCache") }
         #expect(kept.contains { $0.contains("user=user4999|") })
         #expect(!kept.contains { $0.contains("user=user0|") })
-    }
-
-    /// A database from before the bounds: its cache's size is counted, its rows count as
-    /// used at the upgrade, and a sent photo's bytes go.
-    @Test func theUpgradeCountsTheCacheAndDropsSentPhotos() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("v6-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let old = try DatabaseQueue(path: path)
-        try BotStore.migrator.migrate(old, upTo: "v6: the outbox's state apart from its body, indexes of what waits, one journal table")
-        try await old.write { db in
-            try db.execute(sql: """
-                INSERT INTO lastfmCache (key, value) VALUES ('user.getweeklyalbumchart|user=a', x'0102030405'), ('album.getinfo|artist=é', x'01');
-                INSERT INTO outbox (id, chatID, kind, state, createdAt, expiresAt)
-                    VALUES (1, -1, 'reply', 'sent', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000'),
-                           (2, -1, 'reply', 'pending', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000');
-                INSERT INTO outboxBody (id, method, parameters, upload) VALUES (1, 'sendPhoto', x'7b7d', x'ffd8'), (2, 'sendPhoto', x'7b7d', x'ffd8');
-                """)
-        }
-        try old.close()
-        let store = try BotStore(path: path)
-        #expect(try await Self.countedCacheBytes(store) == 31 + 5 + 23 + 1)
-        #expect(try await store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM lastfmCache WHERE usedAt IS NULL") } == 0)
-        let uploads = try await store.read { db in try Bool.fetchAll(db, sql: "SELECT upload IS NOT NULL FROM outboxBody ORDER BY id") }
-        #expect(uploads == [false, true])
     }
 }
 

@@ -1,13 +1,12 @@
 import Foundation
-import GRDB
 import Telegram
 import Testing
 import TestLogging
 @testable import Throwback
 
 @Suite(.capturingLogs) struct StoreTests {
-    @Test func rostersKeepLastFMSpellingAndIgnoreCase() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func rostersKeepLastFMSpellingAndIgnoreCase(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         #expect(try await store.addToRoster(["RJ", "eartle", "rj"], chat: -1, limit: 50) == ["RJ", "eartle"])
         #expect(try await store.roster(of: -1).map(\.lastFMName) == ["RJ", "eartle"])
         #expect(try await store.write { try $0.removeFromRoster("EARTLE", chat: -1) }?.lastFMName == "eartle")
@@ -17,8 +16,8 @@ import TestLogging
     /// Replies still waiting for the group go to the supergroup with its roster and settings,
     /// in the same transaction, so that a restart does not send them to the old id; one
     /// already on its way is left as it is.
-    @Test func aMigratedChatTakesItsRowsAlong() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aMigratedChatTakesItsRowsAlong(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         _ = try await store.addToRoster(["RJ"], chat: -5, limit: 50)
         try await store.updateSettings(for: -5) { $0.minimumPlayCount = 4 }
         let now = Date(timeIntervalSince1970: 1_795_000_000)
@@ -41,8 +40,8 @@ import TestLogging
 
     /// A chat the bot cannot post to gets no weekly post; once the bot is back, the post is on
     /// again if it was on, without catching up on the weeks it was away.
-    @Test func aForbiddenChatIsMarkedInactiveWithItsWeeklyPostOff() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aForbiddenChatIsMarkedInactiveWithItsWeeklyPostOff(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         try await store.updateSettings(for: -7) { $0.weeklyPost = true }
         try await store.write { try $0.markInactive(-7) }
         let settings = try await store.settings(for: -7)
@@ -59,14 +58,16 @@ import TestLogging
     /// A batch's chats are read at once: their commands then find the settings in memory
     /// (a row changed behind the store's back is not read again within the minute), and a
     /// change made through the store after the read still wins.
-    @Test func settingsPreloadedForABatchServeItsCommandsAndYieldToLaterChanges() async throws {
-        let store = try BotStore.inMemory()
-        try await store.database.write { db in
-            try ChatSettings(id: -1, minimumPlayCount: 3).insert(db)
-            try ChatSettings(id: -2, minimumPlayCount: 4).insert(db)
+    @Test(arguments: TestEngine.allCases) func settingsPreloadedForABatchServeItsCommandsAndYieldToLaterChanges(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
+        // Written by SQL alone, as another process would: the store's cache knows nothing of it.
+        try await store.write { transaction in
+            for settings in [ChatSettings(id: -1, minimumPlayCount: 3), ChatSettings(id: -2, minimumPlayCount: 4)] {
+                _ = try transaction.session.execute(ChatSettings.save, settings.arguments)
+            }
         }
         try await store.preloadSettings(for: [-1, -2, -3])
-        try await store.database.write { db in try db.execute(sql: "UPDATE chat SET minimumPlayCount = 9") }
+        _ = try await store.write { try $0.session.execute("UPDATE chat SET minimumPlayCount = 9", []) }
         #expect(try await store.settings(for: -1).minimumPlayCount == 3)
         #expect(try await store.settings(for: -2).minimumPlayCount == 4)
         #expect(try await store.settings(for: -3) == ChatSettings(id: -3))
@@ -83,14 +84,15 @@ import TestLogging
         #expect(cache[-2]?.minimumPlayCount == 3)
     }
 
-    private func message(_ updateID: Int64, chat: Int64 = -1, id: Int64) -> Update {
+    /// A command in a group, as Telegram sends it.
+    static func message(_ updateID: Int64, chat: Int64 = -1, id: Int64) -> Update {
         Update(updateID: updateID, message: Message(messageID: id, chat: Chat(id: chat, type: "group"), text: "/help"))
     }
 
-    @Test func theJournalRemembersWhatWasHandled() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func theJournalRemembersWhatWasHandled(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let journal = UpdateJournal(store: store)
-        let batch = [message(5, id: 50), message(6, id: 60)]
+        let batch = [Self.message(5, id: 50), Self.message(6, id: 60)]
         #expect(try await journal.offset() == nil)
         #expect(try await journal.record(batch.map(ReceivedUpdate.init), nextOffset: 7).map(\.updateID) == [5, 6])
         #expect(try await journal.offset() == 7)
@@ -111,84 +113,23 @@ import TestLogging
         #expect(try await journal.unhandled().map(\.updateID) == [6])
     }
 
-    @Test func renumberedUpdatesAreNewAndTheOffsetFollowsThemDown() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func renumberedUpdatesAreNewAndTheOffsetFollowsThemDown(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let journal = UpdateJournal(store: store)
-        let old = [message(900, id: 1), message(901, id: 2)]
+        let old = [Self.message(900, id: 1), Self.message(901, id: 2)]
         _ = try await journal.record(old.map(ReceivedUpdate.init), nextOffset: 902)
         for update in old { try await store.write { try $0.markHandled(update, at: Date()) } }
         // A week later Telegram starts again at a lower id, reusing 900.
-        let renumbered = [message(899, id: 3), message(900, id: 4)]
+        let renumbered = [Self.message(899, id: 3), Self.message(900, id: 4)]
         #expect(try await journal.record(renumbered.map(ReceivedUpdate.init), nextOffset: 901).map(\.updateID) == [899, 900])
         #expect(try await journal.offset() == 901)
         // A redelivery of an update handled before is recognised by what it is.
-        #expect(try await journal.record([ReceivedUpdate(message(17, id: 2))], nextOffset: 18).isEmpty)
-    }
-
-    @Test func theInboxSurvivesTheUpgradeToIdentities() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("old-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let old = try DatabaseQueue(path: path)
-        try BotStore.migrator.migrate(old, upTo: "v1: rosters, links, chats, update journal, Last.fm cache")
-        let payload = try JSONEncoder().encode(message(3, id: 30))
-        try await old.write { db in
-            try db.execute(sql: "INSERT INTO inboxUpdate (updateID, payload) VALUES (3, ?)", arguments: [payload])
-        }
-        try old.close()
-        let journal = UpdateJournal(store: try BotStore(path: path))
-        #expect(try await journal.unhandled().map { $0.message?.messageID } == [30])
-    }
-
-    /// A database from before the outbox's body moved to a table of its own, and before the
-    /// journal became one table: what waited keeps waiting, and what was handled stays known.
-    @Test func theOutboxAndTheJournalSurviveTheUpgrade() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("v5-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let old = try DatabaseQueue(path: path)
-        try BotStore.migrator.migrate(old, upTo: "v5: the outbox, weekly post leases, and when a chat's post was turned on")
-        let waiting = try JSONEncoder().encode(message(4, id: 40))
-        try await old.write { db in
-            try db.execute(sql: """
-                INSERT INTO outbox (chatID, kind, method, parameters, state, createdAt, expiresAt)
-                VALUES (-1, 'reply', 'sendMessage', ?, 'pending', '2026-11-25 10:00:00.000', '2099-01-01 00:00:00.000'),
-                       (-1, 'reply', 'sendMessage', ?, 'sent', '2026-11-25 09:00:00.000', '2099-01-01 00:00:00.000')
-                """, arguments: [Data(#"{"chat_id":-1,"text":"waiting"}"#.utf8), Data(#"{"chat_id":-1,"text":"gone"}"#.utf8)])
-            try db.execute(sql: "INSERT INTO inboxEntry (identity, payload) VALUES ('m:-1:40', ?)", arguments: [waiting])
-            try db.execute(sql: "INSERT INTO handledUpdate (identity, handledAt) VALUES ('m:-1:30', '2026-11-25 10:00:00.000')")
-        }
-        try old.close()
-        let store = try BotStore(path: path)
-        let pending = try await store.pendingMessages(limit: 10, owner: "new", at: Date()) { _ in false }.messages
-        #expect(pending.map(\.request.method) == ["sendMessage"])
-        #expect(pending.first.map { String(decoding: $0.request.parametersJSON, as: UTF8.self) }?.contains("waiting") == true)
-        let journal = UpdateJournal(store: store)
-        #expect(try await journal.unhandled().map { $0.message?.messageID } == [40])
-        // The handled update is recognised when Telegram sends it again; the waiting one too.
-        #expect(try await journal.record([ReceivedUpdate(message(3, id: 30)), ReceivedUpdate(message(4, id: 40))], nextOffset: 5).isEmpty)
-    }
-
-    /// Last.fm cache keys now escape `%` in names: an answer kept under an old key with a `%`
-    /// could be read for another name, so the upgrade drops those and keeps the rest.
-    @Test func theUpgradeDropsCachedAnswersWhoseOldKeysCouldNowMeanAnotherName() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("v6-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let old = try DatabaseQueue(path: path)
-        try BotStore.migrator.migrate(old, upTo: "v6: the outbox's state apart from its body, indexes of what waits, one journal table")
-        try await old.write { db in
-            try db.execute(sql: """
-                INSERT INTO lastfmCache (key, value) VALUES
-                    ('album.getinfo|artist=a|album=b%25c', x'00'), ('album.getinfo|artist=a|album=ok computer', x'01')
-                """)
-        }
-        try old.close()
-        let cache = SQLiteLastFMCache(store: try BotStore(path: path))
-        #expect(await cache.value(forKey: "album.getinfo|artist=a|album=b%25c", now: Date()) == nil)
-        #expect(await cache.value(forKey: "album.getinfo|artist=a|album=ok computer", now: Date()) == Data([1]))
+        #expect(try await journal.record([ReceivedUpdate(Self.message(17, id: 2))], nextOffset: 18).isEmpty)
     }
 
     /// Writes asked for at once share a commit, but a write that fails undoes only itself.
-    @Test func aFailingWriteInASharedCommitUndoesOnlyItself() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aFailingWriteInASharedCommitUndoesOnlyItself(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         struct Failure: Error {}
         await withTaskGroup(of: Void.self) { group in
             for chat in 1...20 {
@@ -207,8 +148,8 @@ import TestLogging
 
     /// A weekly post's claim is one process's while its lease lasts: another is refused until
     /// it runs out, then may take the post over; a completed post is claimed again only forced.
-    @Test func aWeeklyClaimIsExclusiveWhileItsLeaseLasts() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aWeeklyClaimIsExclusiveWhileItsLeaseLasts(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         func claim(_ owner: String, at seconds: TimeInterval, force: Bool = false) async throws -> WeeklyClaim {
             try await store.write { transaction in
@@ -231,8 +172,8 @@ import TestLogging
 
     /// A chat's outbox lane is one process's while its lease lasts: another neither takes it nor
     /// sees its messages in a scan until the lease runs out or is given up.
-    @Test func aChatsLaneIsOneProcessesWhileItsLeaseLasts() async throws {
-        let store = try BotStore.inMemory()
+    @Test(arguments: TestEngine.allCases) func aChatsLaneIsOneProcessesWhileItsLeaseLasts(engine: TestEngine) async throws {
+        let store = try engine.makeStore()
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         _ = try await store.write { transaction in
             try transaction.enqueue([OutboxMessage(
@@ -261,46 +202,4 @@ import TestLogging
         #expect(try await take("a", at: 51))
     }
 
-    /// A commit that asks for it is on disk before the bot goes on, so that a power cut cannot
-    /// take back a reply's "sending" mark (GRDB's WAL setup alone syncs no commit); one that
-    /// leaves its syncing to a later commit is only written.
-    @Test func commitsAreSyncedToDiskWhenTheyAskForIt() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try BotStore(path: path)
-        let before = store.logSyncCount
-        try await store.link(telegramUser: 1, to: "RJ")
-        #expect(store.logSyncCount == before + 1)
-        try await store.write(synced: false) { try $0.link(telegramUser: 2, to: "Nico") }
-        #expect(store.logSyncCount == before + 1)
-        try await store.write { try $0.link(telegramUser: 3, to: "Ana") }
-        #expect(store.logSyncCount == before + 2)
-        // The commit itself syncs nothing (NORMAL): the sync after it does.
-        #expect(try await store.write { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") } == 1)
-        #expect(try await store.write { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") } == "wal")
-    }
-
-    @Test func theDatabaseSurvivesReopening() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        try await BotStore(path: path).link(telegramUser: 3, to: "RJ")
-        #expect(try await BotStore(path: path).linkedName(of: 3) == "RJ")
-    }
-}
-
-@Suite struct StoredDateTests {
-    @Test(arguments: [0.0, 0.999, 59.5, 59.9996, 86_399.9999, 951_782_400.123, 1_700_000_000.0, 1_795_000_000.987_6, 4_102_444_799.999, 253_402_300_799.0])
-    func aDateIsWrittenAsGRDBWritesIt(seconds: Double) {
-        let date = Date(timeIntervalSince1970: seconds)
-        #expect(StoredDate.text(date).databaseValue == date.databaseValue)
-    }
-
-    @Test func aStoredDateIsStoredAsItsText() throws {
-        let dates = [0.0, 59.9996, 1_795_000_000.987_6, 253_402_300_799.0].map(Date.init(timeIntervalSince1970:))
-        try DatabaseQueue().write { db in
-            try db.execute(sql: "CREATE TABLE stamp (at DATETIME)")
-            for date in dates { try db.cachedStatement(sql: "INSERT INTO stamp (at) VALUES (?)").execute(arguments: [StoredDate(date)]) }
-            #expect(try String.fetchAll(db, sql: "SELECT at FROM stamp ORDER BY rowid") == dates.compactMap { String.fromDatabaseValue($0.databaseValue) })
-        }
-    }
 }

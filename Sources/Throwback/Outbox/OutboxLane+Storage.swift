@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Which process sends each chat's messages: a row of `outboxLane` per chat, its holder and
 /// when its lease runs out. Two processes on one database (the bot and `post-weekly`) would
@@ -10,25 +9,21 @@ extension StoreTransaction {
     /// Takes `chat`'s lane for `owner` until `until`, or renews it: unless another process
     /// holds it and its lease has not run out. Returns whether `owner` holds it now.
     func takeLane(_ chat: Int64, owner: String, until: Date, at now: Date) throws -> Bool {
-        try db.cachedStatement(sql: """
+        try session.execute("""
             INSERT INTO outboxLane (chatID, owner, expiresAt) VALUES (?, ?, ?)
             ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
             WHERE outboxLane.owner = excluded.owner OR outboxLane.expiresAt <= ?
-            """).execute(arguments: [chat, owner, StoredDate(until), StoredDate(now)])
-        return db.changesCount > 0
+            """, [.integer(chat), .text(owner), .date(until), .date(now)]) > 0
     }
 
     /// Moves the end of `owner`'s lease of `chat` to `until`; false if it is no longer theirs.
     func renewLane(_ chat: Int64, owner: String, until: Date) throws -> Bool {
-        try db.cachedStatement(sql: "UPDATE outboxLane SET expiresAt = ? WHERE chatID = ? AND owner = ?")
-            .execute(arguments: [StoredDate(until), chat, owner])
-        return db.changesCount > 0
+        try session.execute("UPDATE outboxLane SET expiresAt = ? WHERE chatID = ? AND owner = ?", [.date(until), .integer(chat), .text(owner)]) > 0
     }
 
     /// Gives up `owner`'s lanes of `chats`: another process may send there at once.
     func releaseLanes(_ chats: some Sequence<Int64>, owner: String) throws {
-        let release = try db.cachedStatement(sql: "DELETE FROM outboxLane WHERE chatID = ? AND owner = ?")
-        for chat in chats { try release.execute(arguments: [chat, owner]) }
+        for chat in chats { _ = try session.execute("DELETE FROM outboxLane WHERE chatID = ? AND owner = ?", [.integer(chat), .text(owner)]) }
     }
 }
 
@@ -40,18 +35,20 @@ extension BotStore {
     func pendingMessages(
         limit: Int, owner: String, at now: Date, except known: @escaping @Sendable (Int64) -> Bool
     ) async throws -> (messages: [OutboxMessage], heldElsewhereUntil: Date?) {
-        try await read { db in
-            let heldElsewhere = try StoredDate.fetchOne(db, sql: """
+        try await read { session in
+            let (owner, now) = (StoreValue.text(owner), StoreValue.date(now))
+            // One row, its value NULL when no lane is held elsewhere.
+            let heldElsewhere = (try session.value("""
                 SELECT MIN(l.expiresAt) FROM outboxLane l
                 WHERE l.owner != ? AND l.expiresAt > ? AND EXISTS (SELECT 1 FROM outbox o WHERE o.state = 'pending' AND o.chatID = l.chatID)
-                """, arguments: [owner, StoredDate(now)])?.date
-            let ids = try Int64.fetchAll(db, sql: """
+                """, [owner, now]) as Date??) ?? nil
+            let ids = try (session.column("""
                 SELECT id FROM outbox WHERE state = 'pending'
                 AND chatID NOT IN (SELECT chatID FROM outboxLane WHERE owner != ? AND expiresAt > ?)
                 ORDER BY id LIMIT ?
-                """, arguments: [owner, StoredDate(now), limit])
+                """, [owner, now, .integer(Int64(limit))]) as [Int64])
                 .filter { !known($0) }
-            return (try OutboxCoding.messages(ids, in: db), heldElsewhere)
+            return (try OutboxCoding.messages(ids, in: session), heldElsewhere)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension BotStore {
     /// Stamps when Telegram last answered a poll, for `healthcheck`, which runs in a process
@@ -7,18 +6,18 @@ extension BotStore {
     /// moment.
     public func recordPoll(at date: Date) async throws {
         _ = try await write(synced: false) { transaction in
-            try transaction.db.cachedStatement(
-                sql: "INSERT INTO pollHeartbeat (id, polledAt) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET polledAt = excluded.polledAt"
-            ).execute(arguments: [StoredDate(date)])
+            try transaction.session.execute(
+                "INSERT INTO pollHeartbeat (id, polledAt) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET polledAt = excluded.polledAt", [.date(date)]
+            )
         }
     }
 
     /// When Telegram last answered a poll; nil if it never did, or if the running bot is of
     /// a version that kept no stamp.
     public func lastPoll() async throws -> Date? {
-        try await read { db in
-            guard try db.tableExists("pollHeartbeat") else { return nil }
-            return try StoredDate.fetchOne(db, sql: "SELECT polledAt FROM pollHeartbeat WHERE id = 1")?.date
+        try await read { session in
+            guard try session.tableExists("pollHeartbeat") else { return nil }
+            return try session.value("SELECT polledAt FROM pollHeartbeat WHERE id = 1")
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What the database holds: each table's rows, and the files' size.
 public struct StoreSizes: Sendable {
@@ -30,20 +29,15 @@ extension BotStore {
     /// Counts every table's rows, and measures the files. Reads only: works on a database
     /// opened without migrating, whatever version wrote it.
     public func sizes() throws -> StoreSizes {
-        let (tables, cacheBytes) = try readHere { db in
-            let names = try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY name
-                """)
+        let (tables, cacheBytes) = try readHere { session in
+            let names = try session.tableNames()
             let tables = try names.map { name in
-                (name: name, rows: try Int.fetchOne(db, sql: "SELECT count(*) FROM \(name.quotedDatabaseIdentifier)") ?? 0)
+                let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                return (name: name, rows: try session.rows("SELECT count(*) FROM \(quoted)", [], keepPrepared: false).first?.get(0) ?? 0)
             }
-            let cacheBytes = names.contains("lastfmCacheSize") ? try Int.fetchOne(db, sql: "SELECT bytes FROM lastfmCacheSize") : nil
+            let cacheBytes: Int? = try session.tableExists("lastfmCacheSize") ? session.value("SELECT bytes FROM lastfmCacheSize") : nil
             return (tables, cacheBytes)
         }
-        let path = database.path
-        let fileBytes = [path, path + "-wal"].reduce(Int64(0)) { total, file in
-            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
-        }
-        return StoreSizes(tables: tables, listeningCacheBytes: cacheBytes, fileBytes: fileBytes)
+        return StoreSizes(tables: tables, listeningCacheBytes: cacheBytes, fileBytes: try engine.storageBytes())
     }
 }

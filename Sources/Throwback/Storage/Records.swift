@@ -1,10 +1,7 @@
 import Foundation
-import GRDB
 
 /// Per-chat settings. A chat without a row has the defaults.
-public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "chat"
-
+public struct ChatSettings: Sendable, Equatable {
     public var id: Int64
     /// Albums with fewer plays are hidden in this chat.
     public var minimumPlayCount: Int
@@ -41,18 +38,36 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
         self.covers = covers
     }
 
-    /// Read column by column rather than through `Decodable`: every throwback reads its
-    /// chat's settings, and the generic decoder was the larger part of that read.
-    public init(row: Row) throws {
-        id = row["id"]
-        minimumPlayCount = row["minimumPlayCount"]
-        weeklyPost = row["weeklyPost"]
-        schedule = row["schedule"]
-        scheduleZone = row["scheduleZone"]
-        weeklyTopicID = row["weeklyTopicID"]
-        active = row["active"]
-        covers = row["covers"]
-        weeklySince = row["weeklySince"]
+    /// The columns of a `chat` row, in the order `init(row:)` and `arguments` take them.
+    static let columns = "id, minimumPlayCount, weeklyPost, schedule, scheduleZone, weeklyTopicID, active, covers, weeklySince"
+    static let select = "SELECT \(columns) FROM chat"
+    static let selectOne = "\(select) WHERE id = ?"
+    /// Writes a chat's row whether or not it has one.
+    static let save = """
+        INSERT INTO chat (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
+        minimumPlayCount = excluded.minimumPlayCount, weeklyPost = excluded.weeklyPost, schedule = excluded.schedule,
+        scheduleZone = excluded.scheduleZone, weeklyTopicID = excluded.weeklyTopicID, active = excluded.active,
+        covers = excluded.covers, weeklySince = excluded.weeklySince
+        """
+
+    /// Read by position: every throwback reads its chat's settings.
+    init(row: StoreRow) throws {
+        id = try row.get(0)
+        minimumPlayCount = try row.get(1)
+        weeklyPost = try row.get(2)
+        schedule = try row.get(3)
+        scheduleZone = try row.get(4)
+        weeklyTopicID = try row.get(5)
+        active = try row.get(6)
+        covers = try row.get(7)
+        weeklySince = try row.get(8)
+    }
+
+    var arguments: [StoreValue] {
+        [
+            .integer(id), .integer(Int64(minimumPlayCount)), StoreValue(weeklyPost), StoreValue(schedule), StoreValue(scheduleZone),
+            StoreValue(weeklyTopicID), .boolean(active), .boolean(covers), StoreValue(weeklySince),
+        ]
     }
 
     /// Whether the weekly post is on, given the chat that gets it by default.
@@ -62,9 +77,7 @@ public struct ChatSettings: Codable, Sendable, Equatable, FetchableRecord, Persi
 }
 
 /// A Last.fm user on a chat's roster, in Last.fm's spelling.
-public struct RosterEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoresDates {
-    public static let databaseTableName = "rosterEntry"
-
+public struct RosterEntry: Sendable, Equatable {
     public var chatID: Int64
     /// Lowercased name: the key, since Last.fm names are case-insensitive.
     public var nameKey: String
@@ -77,12 +90,20 @@ public struct RosterEntry: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.lastFMName = lastFMName
         self.addedAt = addedAt
     }
+
+    /// The columns `init(row:)` reads, in its order.
+    static let columns = "chatID, nameKey, lastFMName, addedAt"
+
+    init(row: StoreRow) throws {
+        chatID = try row.get(0)
+        nameKey = try row.get(1)
+        lastFMName = try row.get(2)
+        addedAt = try row.get(3)
+    }
 }
 
 /// A Telegram account linked to a Last.fm name.
-public struct AccountLink: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "accountLink"
-
+public struct AccountLink: Sendable, Equatable {
     public var telegramUserID: Int64
     public var lastFMName: String
 
@@ -112,9 +133,7 @@ public struct CollageKey: Sendable, Hashable {
 /// `generation` grows when a post is forced again. While open, the claim is held by the
 /// process composing it until `leaseExpiresAt`; a lease that ran out (its process died) may
 /// be taken over.
-struct WeeklyPostClaim: Codable, Sendable, FetchableRecord, PersistableRecord, StoresDates {
-    static let databaseTableName = "weeklyPost"
-
+struct WeeklyPostClaim: Sendable {
     var chatID: Int64
     /// The Unix time at which the Last.fm week starts.
     var week: Int64

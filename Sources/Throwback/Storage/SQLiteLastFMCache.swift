@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LastFM
 
 /// The Last.fm cache port backed by SQLite, so past weeks stay cached across restarts. Each
@@ -15,9 +14,9 @@ public struct SQLiteLastFMCache: LastFMCacheStore {
     }
 
     public func value(forKey key: String, now: Date) async -> Data? {
-        let answer = try? await store.read { db -> (value: Data, expiresAt: Date?)? in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT value, expiresAt FROM lastfmCache WHERE key = ?"), arguments: [key]).map {
-                ($0["value"], ($0["expiresAt"] as StoredDate?)?.date)
+        let answer = try? await store.read { session -> (value: Data, expiresAt: Date?)? in
+            try session.rows("SELECT value, expiresAt FROM lastfmCache WHERE key = ?", [.text(key)]).first.map {
+                (try $0.get(0), try $0.get(1))
             }
         }
         guard let answer = answer ?? nil else { return nil }
@@ -32,10 +31,10 @@ public struct SQLiteLastFMCache: LastFMCacheStore {
         _ = try? await store.write(synced: false) { transaction in
             // An upsert, never a REPLACE: the cache's size is kept by triggers on insert,
             // update and delete, and a REPLACE deletes without firing them.
-            try transaction.db.cachedStatement(sql: """
+            try transaction.session.execute("""
                 INSERT INTO lastfmCache (key, value, expiresAt, usedAt) VALUES (?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, expiresAt = excluded.expiresAt, usedAt = excluded.usedAt
-                """).execute(arguments: [key, value, expiresAt.map(StoredDate.init), StoredDate(usedAt)])
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, expiresAt = excluded.expiresAt, usedAt = excluded.usedAt
+                """, [.text(key), .blob(value), StoreValue(expiresAt), .date(usedAt)])
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Logging
 import Networking
 
@@ -75,37 +74,39 @@ public struct StoragePruner: Sendable {
     @discardableResult
     public func prune() async throws -> [String: Int] {
         let now = now()
-        func before(_ lifetime: Duration) -> StoredDate { StoredDate(now.addingTimeInterval(-lifetime.seconds)) }
+        func before(_ lifetime: Duration) -> StoreValue { .date(now.addingTimeInterval(-lifetime.seconds)) }
         try await markUsed(at: now)
         var pruned: [String: Int] = [:]
         let (lifetimes, limit) = (lifetimes, batch)
-        pruned["outbox"] = try await repeatedly { db in
-            try StoreTransaction(db: db, store: store).pruneOutbox(
+        pruned["outbox"] = try await repeatedly { transaction in
+            try transaction.pruneOutbox(
                 doneBefore: now.addingTimeInterval(-lifetimes.finishedMessages.seconds), keeping: lifetimes.finishedMessageCount, limit: limit
             )
         }
         // Expired answers; album info unused for its lifetime, found by an index of album info
-        // alone (the query repeats its condition word for word), so that a pass never reads the
-        // charts kept for good; then what is unused longest, beyond the cap.
+        // alone (the query repeats the index's condition word for word, for SQLite to choose
+        // it), so that a pass never reads the charts kept for good; then what is unused
+        // longest, beyond the cap.
         pruned["lastfmCache"] = try await deleting(
-            "DELETE FROM lastfmCache WHERE key IN (SELECT key FROM lastfmCache WHERE expiresAt <= ? LIMIT ?)", [StoredDate(now)]
+            "DELETE FROM lastfmCache WHERE key IN (SELECT key FROM lastfmCache WHERE expiresAt <= ? LIMIT ?)", [.date(now)]
         ) + deleting("""
             DELETE FROM lastfmCache WHERE key IN (
-                SELECT key FROM lastfmCache INDEXED BY lastfmCacheAlbumsByUse WHERE key GLOB 'album.getinfo|*' AND usedAt < ? LIMIT ?)
+                SELECT key FROM lastfmCache WHERE substr(key, 1, 14) = 'album.getinfo|' AND usedAt < ? LIMIT ?)
             """, [before(lifetimes.albumInfo)]) + evictBeyondCap()
         pruned["buttonName"] = try await deleting(
             "DELETE FROM buttonName WHERE key IN (SELECT key FROM buttonName WHERE usedAt < ? LIMIT ?)", [before(lifetimes.buttonNames)]
         )
         pruned["collagePhoto"] = try await deleting(
-            "DELETE FROM collagePhoto WHERE rowid IN (SELECT rowid FROM collagePhoto WHERE usedAt < ? LIMIT ?)", [before(lifetimes.collagePhotos)]
+            #"DELETE FROM collagePhoto WHERE ("user", week, minimumPlayCount) IN (SELECT "user", week, minimumPlayCount FROM collagePhoto WHERE usedAt < ? LIMIT ?)"#,
+            [before(lifetimes.collagePhotos)]
         )
         pruned["journalEntry"] = try await deleting("""
             DELETE FROM journalEntry WHERE sequence IN (
                 SELECT sequence FROM journalEntry WHERE handledAt < ? OR (handledAt IS NULL AND receivedAt < ?) LIMIT ?)
             """, [before(lifetimes.handledUpdates), before(lifetimes.unhandledUpdates)])
         pruned["weeklyPost"] = try await deleting(
-            "DELETE FROM weeklyPost WHERE rowid IN (SELECT rowid FROM weeklyPost WHERE week < ? LIMIT ?)",
-            [Int64(now.timeIntervalSince1970 - lifetimes.weeklyPosts.seconds)]
+            "DELETE FROM weeklyPost WHERE (chatID, week) IN (SELECT chatID, week FROM weeklyPost WHERE week < ? LIMIT ?)",
+            [.integer(Int64(now.timeIntervalSince1970 - lifetimes.weeklyPosts.seconds))]
         )
         pruned = pruned.filter { $0.value > 0 }
         if !pruned.isEmpty {
@@ -120,15 +121,13 @@ public struct StoragePruner: Sendable {
         let (answers, collages) = store.recentUse.take()
         for chunk in Array(answers).chunks(of: batch) {
             try await store.write(synced: false) { transaction in
-                let mark = try transaction.db.cachedStatement(sql: "UPDATE lastfmCache SET usedAt = ? WHERE key = ?")
-                for key in chunk { try mark.execute(arguments: [StoredDate(now), key]) }
+                for key in chunk { _ = try transaction.session.execute("UPDATE lastfmCache SET usedAt = ? WHERE key = ?", [.date(now), .text(key)]) }
             }
         }
         for chunk in Array(collages).chunks(of: batch) {
             try await store.write(synced: false) { transaction in
-                let mark = try transaction.db.cachedStatement(sql: "UPDATE collagePhoto SET usedAt = ? WHERE \(CollageKey.condition)")
                 for key in chunk {
-                    try mark.execute(arguments: [StoredDate(now)] + key.arguments)
+                    _ = try transaction.session.execute("UPDATE collagePhoto SET usedAt = ? WHERE \(CollageKey.condition)", [.date(now)] + key.arguments)
                 }
             }
         }
@@ -137,19 +136,20 @@ public struct StoragePruner: Sendable {
     /// Drops the listening cache's answers unused longest until what is left fits the cap.
     private func evictBeyondCap() async throws -> Int {
         let (cap, limit) = (listeningCacheBytes, batch)
-        return try await repeatedly { db in
-            let bytes = try Int.fetchOne(db, sql: "SELECT bytes FROM lastfmCacheSize") ?? 0
+        return try await repeatedly { transaction in
+            let session = transaction.session
+            let bytes: Int = try session.value("SELECT bytes FROM lastfmCacheSize") ?? 0
             guard bytes > cap else { return 0 }
-            let oldest = try Row.fetchAll(db, sql: """
-                SELECT key, length(CAST(key AS BLOB)) + length(value) AS size FROM lastfmCache ORDER BY usedAt LIMIT ?
-                """, arguments: [limit])
+            // An answer's size as the cache counts it: its key's bytes, and its value's (a
+            // blob's length is its bytes in either engine; a text's is its characters).
+            let oldest = try session.rows("SELECT key, length(value) FROM lastfmCache ORDER BY usedAt LIMIT ?", [.integer(Int64(limit))])
             var (keys, freed) = ([String](), 0)
             for row in oldest where freed < bytes - cap {
-                keys.append(row["key"])
-                freed += row["size"] as Int
+                let key: String = try row.get(0)
+                keys.append(key)
+                freed += try key.utf8.count + row.get(1) as Int
             }
-            let delete = try db.cachedStatement(sql: "DELETE FROM lastfmCache WHERE key = ?")
-            for key in keys { try delete.execute(arguments: [key]) }
+            for key in keys { _ = try session.execute("DELETE FROM lastfmCache WHERE key = ?", [.text(key)]) }
             // A full batch may leave more to evict; fewer means what is left fits.
             return keys.count
         }
@@ -157,20 +157,17 @@ public struct StoragePruner: Sendable {
 
     /// Runs `sql`, a DELETE of at most a batch of rows (its last argument, added here), until
     /// it deletes fewer; returns how many it deleted in all.
-    private func deleting(_ sql: String, _ arguments: StatementArguments) async throws -> Int {
+    private func deleting(_ sql: String, _ arguments: [StoreValue]) async throws -> Int {
         let limit = batch
-        return try await repeatedly { db in
-            try db.execute(sql: sql, arguments: arguments + [limit])
-            return db.changesCount
-        }
+        return try await repeatedly { transaction in try transaction.session.execute(sql, arguments + [.integer(Int64(limit))]) }
     }
 
     /// Runs `step`, each time in a write of its own, until it changes fewer than a batch of
     /// rows; returns how many it changed in all.
-    private func repeatedly(_ step: @escaping @Sendable (Database) throws -> Int) async throws -> Int {
+    private func repeatedly(_ step: @escaping @Sendable (StoreTransaction) throws -> Int) async throws -> Int {
         var total = 0
         while true {
-            let changed = try await store.write(synced: false) { try step($0.db) }
+            let changed = try await store.write(synced: false, step)
             total += changed
             if changed < batch { return total }
         }

@@ -8,6 +8,6 @@ extension UpdateJournal {
     /// (handled or waiting: Telegram delivered it again) or of a kind the bot does not handle.
     public func record(delivered received: ReceivedUpdate) async throws -> Update? {
         let now = now()
-        return try await store.write { transaction in try Self.journal([received], at: now, in: transaction.db).first }
+        return try await store.write { transaction in try Self.journal([received], at: now, in: transaction.session).first }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Networking
 import Telegram
 
@@ -27,9 +26,7 @@ public struct UpdateJournal: Sendable {
 
     /// Where polling resumes.
     public func offset() async throws -> Int64? {
-        try await store.read { db in
-            try Int64.fetchOne(db, sql: "SELECT nextOffset FROM updateOffset WHERE id = 1")
-        }
+        try await store.read { session in try session.value("SELECT nextOffset FROM updateOffset WHERE id = 1") }
     }
 
     /// Stores a received batch and the offset that confirms it, in one transaction.
@@ -40,10 +37,11 @@ public struct UpdateJournal: Sendable {
     public func record(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
         let now = now()
         return try await store.write { transaction in
-            let fresh = try Self.journal(batch, at: now, in: transaction.db)
-            try transaction.db.cachedStatement(
-                sql: "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET nextOffset = excluded.nextOffset"
-            ).execute(arguments: [nextOffset])
+            let fresh = try Self.journal(batch, at: now, in: transaction.session)
+            _ = try transaction.session.execute(
+                "INSERT INTO updateOffset (id, nextOffset) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET nextOffset = excluded.nextOffset",
+                [.integer(nextOffset)]
+            )
             return fresh
         }
     }
@@ -51,20 +49,23 @@ public struct UpdateJournal: Sendable {
     /// Journals the updates of `batch` that are neither handled nor already waiting, kept as
     /// Telegram sent them; returns those, in the order received. Kinds the bot does not
     /// handle (no identity) are left out.
-    static func journal(_ batch: [ReceivedUpdate], at now: Date, in db: Database) throws -> [Update] {
+    static func journal(_ batch: [ReceivedUpdate], at now: Date, in session: any StoreSession) throws -> [Update] {
         // One statement per update: a known identity, handled or waiting, is not inserted again.
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?)")
-        return try batch.compactMap { received in
-            guard let identity = received.update.identity else { return nil }
-            try insert.execute(arguments: [identity, Data(received.json), StoredDate(now)])
-            return db.changesCount > 0 ? received.update : nil
+        let received = StoreValue.date(now)
+        return try batch.compactMap { update in
+            guard let identity = update.update.identity else { return nil }
+            let inserted = try session.execute(
+                "INSERT INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?) ON CONFLICT (identity) DO NOTHING",
+                [.text(identity), .blob(Data(update.json)), received]
+            )
+            return inserted > 0 ? update.update : nil
         }
     }
 
     /// Updates received before a stop and never handled, in the order received.
     public func unhandled() async throws -> [Update] {
-        let payloads = try await store.read { db in
-            try Data.fetchAll(db, sql: "SELECT payload FROM journalEntry WHERE payload IS NOT NULL ORDER BY sequence")
+        let payloads: [Data] = try await store.read { session in
+            try session.column("SELECT payload FROM journalEntry WHERE payload IS NOT NULL ORDER BY sequence")
         }
         // Read as a polled update is read: each payload is an update as Telegram sent it.
         return payloads.compactMap { try? Update(json: JSONNode(parsing: Array($0))) }
@@ -77,10 +78,9 @@ extension StoreTransaction {
         guard let identity = update.identity else { return }
         // Nearly every update was journaled when it arrived: an update finds its row without
         // an insert being tried first.
-        try db.cachedStatement(sql: "UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?")
-            .execute(arguments: [StoredDate(date), identity])
-        guard db.changesCount == 0 else { return }
-        try db.cachedStatement(sql: "INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)")
-            .execute(arguments: [identity, StoredDate(date)])
+        let handled = StoreValue.date(date)
+        guard try session.execute("UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?", [handled, .text(identity)]) == 0
+        else { return }
+        _ = try session.execute("INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)", [.text(identity), handled])
     }
 }

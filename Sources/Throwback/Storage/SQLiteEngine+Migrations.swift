@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Telegram
 
-extension BotStore {
+extension SQLiteEngine {
     /// Every schema change, in order. Append-only: never edit a registered migration, add a new one.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -254,6 +254,21 @@ extension BotStore {
                 t.column("owner", .text).notNull()
                 t.column("expiresAt", .datetime).notNull()
             }
+        }
+        migrator.registerMigration("v11: the roster's order and album info's index in SQL that PostgreSQL speaks too") { db in
+            // A roster was read in the order of SQLite's row ids, which PostgreSQL has not: the
+            // order is now a column of its own, carried over from them.
+            try db.execute(sql: """
+                ALTER TABLE rosterEntry ADD COLUMN ordinal INTEGER;
+                UPDATE rosterEntry SET ordinal = rowid;
+                CREATE INDEX rosterEntryByOrdinal ON rosterEntry(ordinal);
+                """)
+            // Album info is found by a prefix both engines can test (`GLOB` is SQLite's own),
+            // by an index of album info alone, as before.
+            try db.execute(sql: """
+                CREATE INDEX lastfmCacheAlbumInfoByUse ON lastfmCache(usedAt) WHERE substr(key, 1, 14) = 'album.getinfo|';
+                DROP INDEX lastfmCacheAlbumsByUse;
+                """)
         }
         return migrator
     }
