@@ -118,6 +118,8 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                "PostgresStore",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
             ],
             swiftSettings: swiftSettings
         ),
@@ -216,6 +218,7 @@ let package = Package(
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
+            "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
         ]),
         .testTarget(name: "PostgresStoreTests", dependencies: [
             "TestLogging", "PostgresStore", "Networking", "TestSupport", .product(name: "Logging", package: "swift-log"),

@@ -17,7 +17,7 @@ import WeeklyCharts
     static let later = then.addingTimeInterval(400 * day)
 
     @Test(arguments: TestEngine.allCases) func rowsPastTheirLifetimeGoAndFreshOnesStay(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         try await Self.fill(store, tag: "old", chat: -1, at: Self.then)
         try await Self.fill(store, tag: "new", chat: -2, at: Self.later.addingTimeInterval(-3600))
         // Kept cached rows used lately count from their use, not from when they were written.
@@ -121,7 +121,7 @@ import WeeklyCharts
 
     /// However recent, no more finished messages are kept than the count allows: the newest.
     @Test(arguments: TestEngine.allCases) func theOutboxKeepsItsNewestFinishedMessagesUpToItsCount(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let message = OutboxMessage(
             chatID: -1, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "x"), expiresAt: Self.later
         )
@@ -140,7 +140,7 @@ import WeeklyCharts
     }
 
     @Test(arguments: TestEngine.allCases) func aPhotosUploadIsDroppedOnceItIsSettled(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let jpeg = Data(repeating: 0xD8, count: 40_000)
         let upload = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
         let photo = OutboxMessage(
@@ -162,7 +162,7 @@ import WeeklyCharts
     /// A run of 5,000 users' weeks through the cached Last.fm client: each pass brings the
     /// cache back under its cap, the weeks asked for last stay, and the first ones go.
     @Test(arguments: TestEngine.allCases) func fiveThousandUsersKeepTheListeningCacheUnderItsCap(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let clock = Mutex(Self.then)
         let now: @Sendable () -> Date = { clock.withLock { $0 } }
         let lastFM = ChartsForAnyone().cached(in: SQLiteLastFMCache(store: store, now: now), now: now)

@@ -6,7 +6,7 @@ import TestLogging
 
 @Suite(.capturingLogs) struct StoreTests {
     @Test(arguments: TestEngine.allCases) func rostersKeepLastFMSpellingAndIgnoreCase(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         #expect(try await store.addToRoster(["RJ", "eartle", "rj"], chat: -1, limit: 50) == ["RJ", "eartle"])
         #expect(try await store.roster(of: -1).map(\.lastFMName) == ["RJ", "eartle"])
         #expect(try await store.write { try $0.removeFromRoster("EARTLE", chat: -1) }?.lastFMName == "eartle")
@@ -17,7 +17,7 @@ import TestLogging
     /// in the same transaction, so that a restart does not send them to the old id; one
     /// already on its way is left as it is.
     @Test(arguments: TestEngine.allCases) func aMigratedChatTakesItsRowsAlong(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         _ = try await store.addToRoster(["RJ"], chat: -5, limit: 50)
         try await store.updateSettings(for: -5) { $0.minimumPlayCount = 4 }
         let now = Date(timeIntervalSince1970: 1_795_000_000)
@@ -41,7 +41,7 @@ import TestLogging
     /// A chat the bot cannot post to gets no weekly post; once the bot is back, the post is on
     /// again if it was on, without catching up on the weeks it was away.
     @Test(arguments: TestEngine.allCases) func aForbiddenChatIsMarkedInactiveWithItsWeeklyPostOff(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         try await store.updateSettings(for: -7) { $0.weeklyPost = true }
         try await store.write { try $0.markInactive(-7) }
         let settings = try await store.settings(for: -7)
@@ -59,7 +59,7 @@ import TestLogging
     /// (a row changed behind the store's back is not read again within the minute), and a
     /// change made through the store after the read still wins.
     @Test(arguments: TestEngine.allCases) func settingsPreloadedForABatchServeItsCommandsAndYieldToLaterChanges(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         // Written by SQL alone, as another process would: the store's cache knows nothing of it.
         try await store.write { transaction in
             for settings in [ChatSettings(id: -1, minimumPlayCount: 3), ChatSettings(id: -2, minimumPlayCount: 4)] {
@@ -90,7 +90,7 @@ import TestLogging
     }
 
     @Test(arguments: TestEngine.allCases) func theJournalRemembersWhatWasHandled(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let journal = UpdateJournal(store: store)
         let batch = [Self.message(5, id: 50), Self.message(6, id: 60)]
         #expect(try await journal.offset() == nil)
@@ -114,7 +114,7 @@ import TestLogging
     }
 
     @Test(arguments: TestEngine.allCases) func renumberedUpdatesAreNewAndTheOffsetFollowsThemDown(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let journal = UpdateJournal(store: store)
         let old = [Self.message(900, id: 1), Self.message(901, id: 2)]
         _ = try await journal.record(old.map(ReceivedUpdate.init), nextOffset: 902)
@@ -129,7 +129,7 @@ import TestLogging
 
     /// Writes asked for at once share a commit, but a write that fails undoes only itself.
     @Test(arguments: TestEngine.allCases) func aFailingWriteInASharedCommitUndoesOnlyItself(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         struct Failure: Error {}
         await withTaskGroup(of: Void.self) { group in
             for chat in 1...20 {
@@ -149,7 +149,7 @@ import TestLogging
     /// A weekly post's claim is one process's while its lease lasts: another is refused until
     /// it runs out, then may take the post over; a completed post is claimed again only forced.
     @Test(arguments: TestEngine.allCases) func aWeeklyClaimIsExclusiveWhileItsLeaseLasts(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         func claim(_ owner: String, at seconds: TimeInterval, force: Bool = false) async throws -> WeeklyClaim {
             try await store.write { transaction in
@@ -173,7 +173,7 @@ import TestLogging
     /// A chat's outbox lane is one process's while its lease lasts: another neither takes it nor
     /// sees its messages in a scan until the lease runs out or is given up.
     @Test(arguments: TestEngine.allCases) func aChatsLaneIsOneProcessesWhileItsLeaseLasts(engine: TestEngine) async throws {
-        let store = try engine.makeStore()
+        let store = try await engine.makeStore()
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         _ = try await store.write { transaction in
             try transaction.enqueue([OutboxMessage(

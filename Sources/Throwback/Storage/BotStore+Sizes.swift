@@ -14,7 +14,7 @@ public struct StoreSizes: Sendable {
     public var lines: [String] {
         var lines = ["Database: \(Self.megabytes(fileBytes)) on disk, with its log."]
         for (name, rows) in tables {
-            let cache = name == "lastfmCache" ? listeningCacheBytes.map { ", \(Self.megabytes(Int64($0))) of listening data" } ?? "" : ""
+            let cache = name.lowercased() == "lastfmcache" ? listeningCacheBytes.map { ", \(Self.megabytes(Int64($0))) of listening data" } ?? "" : ""
             lines.append("  \(name): \(rows) \(rows == 1 ? "row" : "rows")\(cache)")
         }
         return lines
