@@ -17,7 +17,7 @@ struct ChatsCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = try await Environment.load()
         let path = environment.configuration.databasePath
-        guard let store = try environment.openStoreForReading() else {
+        guard let store = try await environment.openStoreForReading() else {
             print("There is no database at \(path) (DATABASE_PATH) yet: the bot knows no chat.")
             return
         }

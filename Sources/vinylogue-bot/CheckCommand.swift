@@ -34,7 +34,7 @@ struct CheckCommand: AsyncParsableCommand {
         var failed = lines.contains { !$0.isOK }
         do {
             // Before the first start there is nothing to count.
-            if let store = try environment.openExistingStore() {
+            if let store = try await environment.openExistingStore() {
                 for line in try store.sizes().lines { print(line) }
                 // Read from the cache alone: no key is sent anywhere. A database of another
                 // version may lack a column it reads: its rows are counted all the same.

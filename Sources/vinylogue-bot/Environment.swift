@@ -25,7 +25,7 @@ struct Environment {
             // The webhook's secret too, derived from the token when not set.
             let secrets = [
                 configuration.telegramToken, configuration.lastFMAPIKey, configuration.listenBrainzToken,
-                configuration.telegramToken.map(configuration.webhookSecret(token:)),
+                configuration.telegramToken.map(configuration.webhookSecret(token:)), configuration.databaseURL?.password,
             ]
             let redactor = SecretRedactor(secrets: secrets.compactMap { $0 })
             LoggingSystem.bootstrap { label in
@@ -64,43 +64,53 @@ struct Environment {
         }
     }
 
-    /// The database at `DATABASE_PATH`, created and migrated if needed.
-    func openStore() throws -> BotStore {
-        try openStore(migrating: true)
+    /// The database: PostgreSQL's at `DATABASE_URL` if set, else SQLite's at `DATABASE_PATH`;
+    /// created (SQLite) and migrated if needed.
+    func openStore() async throws -> BotStore {
+        try await openStore(migrating: true)
     }
 
-    /// The database a running bot may own, as it is: nil when there is none, and never
-    /// migrated, so that a newer binary's health check or backup leaves its schema alone.
-    func openExistingStore() throws -> BotStore? {
-        guard FileManager.default.fileExists(atPath: configuration.databasePath) else { return nil }
-        return try openStore(migrating: false)
+    /// The database a running bot may own, as it is: nil when there is no SQLite file, and
+    /// never migrated, so that a newer binary's health check or backup leaves its schema alone.
+    func openExistingStore() async throws -> BotStore? {
+        if configuration.databaseURL == nil, !FileManager.default.fileExists(atPath: configuration.databasePath) { return nil }
+        return try await openStore(migrating: false)
     }
 
-    /// The database as it is, read-only, for a view beside the running bot (which WAL mode
-    /// allows): nil when there is none, and nothing is created. A database an older version
+    /// The database as it is, for a view beside the running bot: SQLite's read-only (WAL mode
+    /// allows it), nil when there is none, and nothing created. A database an older version
     /// made is refused in one line, as its tables may lack a column the view reads.
-    func openStoreForReading() throws -> BotStore? {
-        let path = configuration.databasePath
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+    func openStoreForReading() async throws -> BotStore? {
+        if configuration.databaseURL == nil, !FileManager.default.fileExists(atPath: configuration.databasePath) { return nil }
         let store: BotStore
         do {
-            store = try BotStore.readOnly(path: path)
+            store = configuration.databaseURL == nil
+                ? try BotStore.readOnly(path: configuration.databasePath) : try await openStore(migrating: false)
             guard try store.hasCurrentSchema() else {
-                throw Environment.fail("The database at \(path) was made by an older vinylogue-bot; start the bot once to update it.")
+                throw Environment.fail(
+                    "The database, \(configuration.databaseDescription), was made by an older vinylogue-bot; start the bot once to update it."
+                )
             }
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw Environment.fail("Could not read the database at \(path): \(error)")
+            throw Environment.fail("Could not read the database, \(configuration.databaseDescription): \(error)")
         }
         return store
     }
 
-    private func openStore(migrating: Bool) throws -> BotStore {
+    private func openStore(migrating: Bool) async throws -> BotStore {
         do {
+            #if PostgreSQL
+            if let url = configuration.databaseURL {
+                return try await BotStore.postgres(url: url, migrating: migrating, logger: logger)
+            }
+            #endif
             return try BotStore(path: configuration.databasePath, migrating: migrating)
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
-            throw Environment.fail("Could not open the database at \(configuration.databasePath): \(error)")
+            throw Environment.fail("Could not open the database, \(configuration.databaseDescription): \(error)")
         }
     }
 

@@ -28,7 +28,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
                 print("unhealthy: TELEGRAM_WEBHOOK_URL is set without HTTP_PORT, so the bot cannot run")
                 throw ExitCode.failure
             }
-            guard let store = try environment.openExistingStore() else {
+            guard let store = try await environment.openExistingStore() else {
                 print("unhealthy: no database at \(configuration.databasePath)")
                 throw ExitCode.failure
             }
@@ -81,8 +81,15 @@ struct BackupCommand: AsyncParsableCommand {
         guard !FileManager.default.fileExists(atPath: file) else {
             throw Environment.fail(TerminalText.printable("\(file) already exists; choose a new file name."), code: .validationFailure)
         }
+        if environment.configuration.databaseURL != nil {
+            throw Environment.fail(
+                "The state is in PostgreSQL (DATABASE_URL), whose own tool backs it up while the bot runs: "
+                    + "pg_dump --format=custom --file=vinylogue.dump \"$DATABASE_URL\" (see deploy/README.md).",
+                code: .validationFailure
+            )
+        }
         do {
-            guard let store = try environment.openExistingStore() else {
+            guard let store = try await environment.openExistingStore() else {
                 throw Environment.fail("There is no database at \(environment.configuration.databasePath) (DATABASE_PATH).")
             }
             try store.backup(to: file)

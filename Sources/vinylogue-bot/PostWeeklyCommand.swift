@@ -42,7 +42,7 @@ struct PostWeeklyCommand: AsyncParsableCommand {
         let environment = try await Environment.load()
         if dryRun { return try await WeeklyDryRun(chat: chat, force: force).run(environment) }
         let token = try environment.require { try environment.configuration.requireTelegramToken() }
-        let store = try environment.openStore()
+        let store = try await environment.openStore()
         let assembly = try environment.assembly(demo: false)
         let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
         let now = Date()

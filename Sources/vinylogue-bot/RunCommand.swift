@@ -24,7 +24,7 @@ struct RunCommand: AsyncParsableCommand {
         let metrics = configuration.httpPort == nil ? BotMetrics.none : BotMetrics(prometheus: registry)
         let assembly = try environment.assembly(demo: false, metrics: metrics)
         environment.logger.info("starting vinylogue-bot \(VinylogueBot.version)", metadata: ["configuration": "\(configuration.summary)"])
-        let store = try environment.openStore()
+        let store = try await environment.openStore()
         let services = assembly.services(telegramTransport: environment.transport, token: token, store: store)
         var all = services.all
         if let port = configuration.httpPort {

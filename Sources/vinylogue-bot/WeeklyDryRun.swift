@@ -14,7 +14,7 @@ struct WeeklyDryRun {
 
     func run(_ environment: Environment) async throws {
         let path = environment.configuration.databasePath
-        guard let store = try environment.openStoreForReading() else {
+        guard let store = try await environment.openStoreForReading() else {
             print("There is no database at \(path) (DATABASE_PATH), so nobody is tracked and there is nothing to post.")
             return
         }

@@ -57,7 +57,7 @@ import WeeklyCharts
         let messages = [message("sent"), message("waiting")]
         let enqueued = try await store.write { try $0.enqueue(messages, at: date) }
         try await store.write { transaction in
-            _ = try transaction.claimForSending(enqueued[0].id, owner: "test", at: date)
+            _ = try transaction.claimForSending([enqueued[0].id], owner: "test", at: date)
             try transaction.recordSent([(enqueued[0].id, 1)], at: date)
             try transaction.saveButtonName("name-\(tag)", key: tag, at: date)
             try transaction.saveCollageFileID("file-\(tag)", for: CollageKey(user: tag, week: 0, minimumPlayCount: 1), at: date)
@@ -127,7 +127,7 @@ import WeeklyCharts
         )
         let enqueued = try await store.write { try $0.enqueue(Array(repeating: message, count: 8), at: Self.then) }
         try await store.write { transaction in
-            for message in enqueued.dropLast() { _ = try transaction.claimForSending(message.id, owner: "test", at: Self.then) }
+            _ = try transaction.claimForSending(enqueued.dropLast().map(\.id), owner: "test", at: Self.then)
             try transaction.recordSent(enqueued.dropLast().map { ($0.id, 1) }, at: Self.then)
         }
         let pruner = StoragePruner(
@@ -149,7 +149,7 @@ import WeeklyCharts
         )
         let enqueued = try await store.write { try $0.enqueue([photo, photo, photo, photo], at: Self.then) }
         try await store.write { transaction in
-            for message in enqueued.prefix(2) { _ = try transaction.claimForSending(message.id, owner: "test", at: Self.then) }
+            _ = try transaction.claimForSending(enqueued.prefix(2).map(\.id), owner: "test", at: Self.then)
             try transaction.recordSent([(enqueued[0].id, 10)], at: Self.then)
             _ = try transaction.settleAbandoned(sendingBefore: Self.later, at: Self.then)
             try transaction.settle(enqueued[2].id, as: .dropped, note: "refused", at: Self.then)

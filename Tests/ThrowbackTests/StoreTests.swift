@@ -27,7 +27,7 @@ import TestLogging
         }
         let replies = [reply("on its way"), reply("first"), reply("second")]
         let enqueued = try await store.write { try $0.enqueue(replies, at: now) }
-        _ = try await store.write { try $0.claimForSending(enqueued[0].id, owner: "me", at: now) }
+        _ = try await store.write { try $0.claimForSending([enqueued[0].id], owner: "me", at: now) }
         try await store.migrateChat(from: -5, to: -1_005)
         #expect(try await store.roster(of: -5).isEmpty)
         #expect(try await store.roster(of: -1_005).map(\.lastFMName) == ["RJ"])
@@ -181,7 +181,7 @@ import TestLogging
             )], at: start)
         }
         func take(_ owner: String, at seconds: TimeInterval) async throws -> Bool {
-            try await store.write { try $0.takeLane(-1, owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) }
+            try await store.write { try $0.takeLanes([-1], owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) } == [-1]
         }
         func scan(_ owner: String, at seconds: TimeInterval) async throws -> (count: Int, heldUntil: Date?) {
             let (messages, heldUntil) = try await store.pendingMessages(limit: 10, owner: owner, at: start.addingTimeInterval(seconds)) { _ in false }

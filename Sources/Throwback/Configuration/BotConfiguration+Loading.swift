@@ -78,6 +78,7 @@ extension BotConfiguration {
         libreFMAPIURL = try url("librefm.api.url", default: "https://libre.fm/2.0/")
         coverArtArchiveURL = try url("cover.art.archive.url", default: "https://coverartarchive.org/")
         databasePath = text("database.path") ?? "vinylogue.sqlite"
+        databaseURL = try text("database.url").map(Self.databaseURL(_:))
         let coverMB = try integer("cover.cache.mb") ?? 200
         guard (0...100_000).contains(coverMB) else {
             throw ConfigurationError.invalid(key: "COVER_CACHE_MB", value: "\(coverMB)", expected: "megabytes between 0 and 100000")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Networking
+import PostgresStore
 
 /// The configuration contract: every key of `.env.example`, read from the environment and
 /// from `.env` in the working directory (the real environment wins). Secrets are marked so
@@ -18,7 +19,11 @@ public struct BotConfiguration: Sendable {
     public var libreFMAPIURL: URL
     /// `COVER_ART_ARCHIVE_URL`: where ListenBrainz albums' covers are found by release MBID.
     public var coverArtArchiveURL: URL
+    /// `DATABASE_PATH`: the SQLite file, unless `databaseURL` is set.
     public var databasePath: String
+    /// `DATABASE_URL`: the PostgreSQL database the bot keeps its state in, which replicas
+    /// share; nil keeps it in SQLite at `databasePath`.
+    public var databaseURL: PostgresURL?
     /// The most megabytes downloaded album covers may take on disk; 0 keeps none.
     public var coverCacheMB: Int
     /// `LISTENING_CACHE_MB`: the most megabytes of listening data (charts, album info) the
@@ -72,8 +77,10 @@ public struct BotConfiguration: Sendable {
         listeningCacheMB: Int = 50, replyTTL: Duration = .seconds(3600), outboxLease: Duration = .seconds(30),
         listenBrainzAPIURL: URL = URL(string: "https://api.listenbrainz.org/1/")!, listenBrainzToken: Secret? = nil,
         libreFMAPIURL: URL = URL(string: "https://libre.fm/2.0/")!, coverArtArchiveURL: URL = URL(string: "https://coverartarchive.org/")!,
-        inlineCollageChatID: Int64? = nil, webhookURL: URL? = nil, webhookSecret: Secret? = nil, webhookMaxConnections: Int = 40
+        inlineCollageChatID: Int64? = nil, webhookURL: URL? = nil, webhookSecret: Secret? = nil, webhookMaxConnections: Int = 40,
+        databaseURL: PostgresURL? = nil
     ) {
+        self.databaseURL = databaseURL
         self.webhookURL = webhookURL
         self.webhookSecret = webhookSecret
         self.webhookMaxConnections = webhookMaxConnections
@@ -105,13 +112,15 @@ public struct BotConfiguration: Sendable {
     }
 
     /// The keys whose values are secret.
-    public static let secretKeys: Set<String> = ["TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY", "LISTENBRAINZ_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]
+    public static let secretKeys: Set<String> = [
+        "TELEGRAM_BOT_TOKEN", "LASTFM_API_KEY", "LISTENBRAINZ_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "DATABASE_URL",
+    ]
 
     /// Every key this program reads, as `.env.example` lists them.
     public static let keys = [
         "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "LASTFM_API_KEY", "LASTFM_API_URL",
         "LISTENBRAINZ_API_URL", "LISTENBRAINZ_TOKEN", "LIBREFM_API_URL", "COVER_ART_ARCHIVE_URL",
-        "DATABASE_PATH", "COVER_CACHE_MB", "LISTENING_CACHE_MB", "ADMIN_USER_IDS",
+        "DATABASE_PATH", "DATABASE_URL", "COVER_CACHE_MB", "LISTENING_CACHE_MB", "ADMIN_USER_IDS",
         "THROWBACK_CHAT_ID", "INLINE_COLLAGE_CHAT_ID", "THROWBACK_SCHEDULE", "THROWBACK_TIMEZONE", "POLL_TIMEOUT", "LOG_LEVEL", "LOG_FORMAT",
         "RATE_LIMIT_USER", "RATE_LIMIT_CHAT", "HTTP_PORT", "HTTP_HOST", "REPLY_TTL", "OUTBOX_LEASE",
         "TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_WEBHOOK_MAX_CONNECTIONS",
@@ -123,7 +132,7 @@ public struct BotConfiguration: Sendable {
         return [
             "TELEGRAM_BOT_TOKEN=\(secret(telegramToken))", "TELEGRAM_API_URL=\(telegramAPIURL.absoluteString)",
             "LASTFM_API_KEY=\(secret(lastFMAPIKey))", "LASTFM_API_URL=\(lastFMAPIURL.absoluteString)",
-            "DATABASE_PATH=\(databasePath)", "COVER_CACHE_MB=\(coverCacheMB)", "LISTENING_CACHE_MB=\(listeningCacheMB)",
+            "DATABASE_PATH=\(databasePath)", "DATABASE_URL=\(databaseURL?.description ?? "unset")", "COVER_CACHE_MB=\(coverCacheMB)", "LISTENING_CACHE_MB=\(listeningCacheMB)",
             "ADMIN_USER_IDS=\(adminUserIDs.map(String.init).joined(separator: ","))",
             "THROWBACK_CHAT_ID=\(throwbackChatID.map(String.init) ?? "")", "THROWBACK_SCHEDULE=\(schedule)",
             "THROWBACK_TIMEZONE=\(timeZoneName)", "POLL_TIMEOUT=\(pollTimeout)", "LOG_LEVEL=\(logLevel)",

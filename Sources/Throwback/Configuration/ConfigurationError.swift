@@ -6,6 +6,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     /// A secret that cannot be what it should be. `problem` says why without showing it, and
     /// follows the key's name: "is too short (…)".
     case malformed(key: String, problem: String)
+    /// A value refused for a reason its own one line gives, without repeating the value.
+    case refused(reason: String)
     /// Every problem with the keys a command needs, so that one attempt shows them all.
     case several([ConfigurationError])
 
@@ -17,6 +19,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
             "\(key)=“\(value)” is not valid: expected \(expected)."
         case let .malformed(key, problem):
             "\(key) \(problem)."
+        case .refused(let reason):
+            "\(reason)."
         case .several(let errors):
             errors.map(\.description).joined(separator: "\n")
         }

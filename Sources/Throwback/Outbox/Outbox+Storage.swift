@@ -25,12 +25,21 @@ extension StoreTransaction {
         }
     }
 
-    /// Marks a message as sending, if it is still pending: the moment after which a crash
-    /// counts it as possibly sent. False when another process took it first.
-    func claimForSending(_ id: Int64, owner: String, at now: Date) throws -> Bool {
-        try session.execute(
-            "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'", [.text(owner), .date(now), .integer(id)]
-        ) > 0
+    /// Marks messages as sending, those still pending: the moment after which a crash counts
+    /// each as possibly sent. Returns the ids marked; one left out was taken by another process first.
+    func claimForSending(_ ids: some Collection<Int64>, owner: String, at now: Date) throws -> Set<Int64> {
+        let (owner, now) = (StoreValue.text(owner), StoreValue.date(now))
+        var claimed: Set<Int64> = []
+        for batch in StoreBatches.cut(ids.sorted()) {
+            for row in try session.rows(Self.claimForSending[batch.count]!, [owner, now] + batch.map { .integer($0) }) {
+                claimed.insert(try row.get(0))
+            }
+        }
+        return claimed
+    }
+
+    private static let claimForSending = StoreBatches.statements { count in
+        "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE state = 'pending' AND id IN (\(StoreBatches.list(count))) RETURNING id"
     }
 
     /// A message that certainly never left waits again.

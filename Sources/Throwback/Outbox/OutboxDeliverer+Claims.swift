@@ -37,20 +37,22 @@ extension OutboxDeliverer {
                 try transaction.recordSent(unrecorded, at: now)
                 // Given up first: a chat whose lane emptied and filled again is taken anew.
                 try transaction.releaseLanes(released, owner: owner)
-                var held: [Int64: Bool] = [:]
-                for chat in leasing { held[chat] = try transaction.takeLane(chat, owner: owner, until: until, at: now) }
-                let claims = try batch.map { message -> Claim in
-                    if expired.contains(message.id) {
-                        try transaction.settle(message.id, as: .dropped, note: "expired unsent", ifPending: true, at: now)
-                        return .gone
-                    }
-                    guard held[message.chatID] ?? true else { return .laneElsewhere }
-                    return try transaction.claimForSending(message.id, owner: owner, at: now) ? .claimed : .gone
+                let held = try transaction.takeLanes(leasing, owner: owner, until: until, at: now)
+                // Held now, or for a while yet without a word to the database.
+                let holds = { (chat: Int64) in held.contains(chat) || !leasing.contains(chat) }
+                for id in expired { try transaction.settle(id, as: .dropped, note: "expired unsent", ifPending: true, at: now) }
+                let claimed = try transaction.claimForSending(
+                    batch.filter { !expired.contains($0.id) && holds($0.chatID) }.map(\.id), owner: owner, at: now
+                )
+                let claims = batch.map { message -> Claim in
+                    if expired.contains(message.id) { return .gone }
+                    guard holds(message.chatID) else { return .laneElsewhere }
+                    return claimed.contains(message.id) ? .claimed : .gone
                 }
                 return (claims, held)
             }
             state.withLock { state in
-                for (chat, taken) in held where taken { state.lanes[chat]?.leaseUntil = until }
+                for chat in held { state.lanes[chat]?.leaseUntil = until }
             }
             for message in batch where expired.contains(message.id) {
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", OutboxMessage.State.dropped.rawValue)])

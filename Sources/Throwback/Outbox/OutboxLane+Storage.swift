@@ -6,14 +6,19 @@ import Foundation
 /// order, and into Telegram's 429s. A lease that runs out frees the chat of a process that
 /// died; one that holds it renews it while it sends.
 extension StoreTransaction {
-    /// Takes `chat`'s lane for `owner` until `until`, or renews it: unless another process
-    /// holds it and its lease has not run out. Returns whether `owner` holds it now.
-    func takeLane(_ chat: Int64, owner: String, until: Date, at now: Date) throws -> Bool {
-        try session.execute("""
-            INSERT INTO outboxLane (chatID, owner, expiresAt) VALUES (?, ?, ?)
-            ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
-            WHERE outboxLane.owner = excluded.owner OR outboxLane.expiresAt <= ?
-            """, [.integer(chat), .text(owner), .date(until), .date(now)]) > 0
+    /// Takes the lanes of `chats` for `owner` until `until`, or renews them: all but those
+    /// another process holds whose leases have not run out. Returns the chats `owner` holds now.
+    func takeLanes(_ chats: Set<Int64>, owner: String, until: Date, at now: Date) throws -> Set<Int64> {
+        let (owner, until, now) = (StoreValue.text(owner), StoreValue.date(until), StoreValue.date(now))
+        var held: Set<Int64> = []
+        // In order, so that two processes taking lanes at once lock their rows in one order.
+        for batch in StoreBatches.cut(chats.sorted()) {
+            let rows = try session.rows(
+                Self.takeLanes[batch.count]!, batch.flatMap { [.integer($0), owner, until] } + [now]
+            )
+            for row in rows { held.insert(try row.get(0)) }
+        }
+        return held
     }
 
     /// Moves the end of `owner`'s lease of `chat` to `until`; false if it is no longer theirs.
@@ -22,8 +27,24 @@ extension StoreTransaction {
     }
 
     /// Gives up `owner`'s lanes of `chats`: another process may send there at once.
-    func releaseLanes(_ chats: some Sequence<Int64>, owner: String) throws {
-        for chat in chats { _ = try session.execute("DELETE FROM outboxLane WHERE chatID = ? AND owner = ?", [.integer(chat), .text(owner)]) }
+    func releaseLanes(_ chats: some Collection<Int64>, owner: String) throws {
+        for batch in StoreBatches.cut(chats.sorted()) {
+            _ = try session.execute(Self.releaseLanes[batch.count]!, [.text(owner)] + batch.map { .integer($0) })
+        }
+    }
+
+    // A row goes in, or takes over a row whose holder is this owner or whose lease ran out;
+    // only the rows that went in or changed come back.
+    private static let takeLanes = StoreBatches.statements { count in """
+        INSERT INTO outboxLane (chatID, owner, expiresAt) VALUES \(StoreBatches.list(count, of: "(?, ?, ?)"))
+        ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
+        WHERE outboxLane.owner = excluded.owner OR outboxLane.expiresAt <= ?
+        RETURNING chatID
+        """
+    }
+
+    private static let releaseLanes = StoreBatches.statements { count in
+        "DELETE FROM outboxLane WHERE owner = ? AND chatID IN (\(StoreBatches.list(count)))"
     }
 }
 
