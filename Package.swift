@@ -187,6 +187,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
             ],
             path: "Tests/TestSupport"
         ),
@@ -218,7 +219,6 @@ let package = Package(
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
-            "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
         ]),
         .testTarget(name: "PostgresStoreTests", dependencies: [
             "TestLogging", "PostgresStore", "Networking", "TestSupport", .product(name: "Logging", package: "swift-log"),

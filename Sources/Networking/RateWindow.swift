@@ -21,6 +21,13 @@ public struct RateWindow: Sendable {
         return times.count + count <= limit ? now : max(now, times[times.count - limit + count - 1] + window)
     }
 
+    /// The same window counting to `limit` instead, with the events recorded so far.
+    public func limited(to limit: Int) -> RateWindow {
+        var window = RateWindow(limit: limit, window: window)
+        window.times = Array(times.suffix(window.limit))
+        return window
+    }
+
     /// Records an event at `time`, which must not be before the last one recorded.
     public mutating func commit(at time: Duration) {
         times.append(time)

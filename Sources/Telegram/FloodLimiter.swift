@@ -45,6 +45,15 @@ public final class FloodLimiter: Sendable {
         ))
     }
 
+    /// Keeps to a share of the overall limit: `1/replicas` of it, for one of that many
+    /// processes sending for the same bot (Telegram counts the bot's messages, not a process's).
+    public func shareOverall(among replicas: Int) {
+        let limit = max(1, limits.overallPerSecond / max(1, replicas))
+        state.withLock { state in
+            if state.overall.limit != limit { state.overall = state.overall.limited(to: limit) }
+        }
+    }
+
     /// The first moment at or after `now` when a message to `chat` keeps the chat's limits.
     public func earliest(in chat: Int64, now: Duration) -> Duration {
         state.withLock { state in

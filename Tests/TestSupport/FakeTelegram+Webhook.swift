@@ -40,9 +40,18 @@ extension FakeTelegram {
     /// Acts as the reverse proxy that terminates TLS for the webhook's public URL: posts go to
     /// `upstream` (scheme, host and port) at the webhook URL's own path.
     public func routeWebhook(to upstream: URL) {
-        webhook.upstreams = [upstream]
+        routeWebhook(to: [upstream])
+    }
+
+    /// As the load balancer in front of several replicas: posts go to each of `upstreams` in
+    /// turn, and one that fails goes to the next on the next delivery.
+    public func routeWebhook(to upstreams: [URL]) {
+        webhook.upstreams = upstreams
         webhook.nextUpstream = 0
     }
+
+    /// How many updates wait to be posted to the webhook.
+    public var undeliveredUpdates: Int { pending.count { !$0.delivered } }
 
     /// How long a post may take before it counts as failed.
     public func setWebhookTimeout(_ timeout: Duration) {

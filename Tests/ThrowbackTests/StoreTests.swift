@@ -181,7 +181,7 @@ import TestLogging
             )], at: start)
         }
         func take(_ owner: String, at seconds: TimeInterval) async throws -> Bool {
-            try await store.write { try $0.takeLanes([-1], owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) } == [-1]
+            try await store.write { try $0.takeLanes([-1], in: .outbox, owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) } == [-1]
         }
         func scan(_ owner: String, at seconds: TimeInterval) async throws -> (count: Int, heldUntil: Date?) {
             let (messages, heldUntil) = try await store.pendingMessages(limit: 10, owner: owner, at: start.addingTimeInterval(seconds)) { _ in false }
@@ -196,9 +196,9 @@ import TestLogging
         #expect(try await take("b", at: 49) == false)
         #expect(try await scan("b", at: 50) == (1, nil))
         #expect(try await take("b", at: 50))
-        #expect(try await store.write { try $0.renewLane(-1, owner: "a", until: start.addingTimeInterval(100)) } == false)
+        #expect(try await store.write { try $0.renewLane(-1, in: .outbox, owner: "a", until: start.addingTimeInterval(100)) } == false)
         // Given up, it is free at once.
-        try await store.write { try $0.releaseLanes([-1], owner: "b") }
+        try await store.write { try $0.releaseLanes([-1], in: .outbox, owner: "b") }
         #expect(try await take("a", at: 51))
     }
 

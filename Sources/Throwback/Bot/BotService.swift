@@ -100,8 +100,13 @@ public struct BotService: Service, CustomStringConvertible {
     }
 
     private func serve() async throws {
-        let intake = UpdateIntake(journal: journal, store: store, metrics: metrics, now: now)
-        let leftovers = try await journal.unhandled()
+        // Among replicas, every update is handled from the journal, leftovers included.
+        let feed = store.servesReplicas ? JournalFeed(
+            journal: journal, owner: outbox.owner, lease: outbox.settings.laneLease, limit: UpdateDispatcher.defaultMaxQueued, now: now,
+            logger: logger
+        ) : nil
+        let intake = UpdateIntake(journal: journal, store: store, metrics: metrics, now: now, feed: feed)
+        let leftovers = feed == nil ? try await journal.unhandled() : []
         // The webhook opens after the leftovers are read, so that none is among both, and
         // before Telegram learns of it, so that its first post finds it open.
         let posted = webhook?.open(intake)
@@ -121,22 +126,31 @@ public struct BotService: Service, CustomStringConvertible {
         if !leftovers.isEmpty {
             logger.notice("handling updates that arrived before the last stop", metadata: ["count": "\(leftovers.count)"])
         }
-        let poller = LongPoller(
-            client: pollingClient, configuration: settings.poller, initialOffset: try await journal.offset(),
-            clock: clock, logger: logger, onBatch: intake.polled, onPoll: { await health?.pollSucceeded() }
-        )
+        let poller = { @Sendable (offset: Int64?) in
+            LongPoller(
+                client: pollingClient, configuration: settings.poller, initialOffset: offset,
+                clock: clock, logger: logger, onBatch: intake.polled, onPoll: { await health?.pollSucceeded() }
+            )
+        }
         let dispatcher = UpdateDispatcher(
-            maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock, handler: handler
+            maxConcurrentChats: settings.maxConcurrentChats, shutdownGrace: settings.shutdownGrace, clock: clock, handler: handler,
+            finished: { feed?.finished($0) }
         )
+        // Among replicas, each sends its share of the overall flood limit.
+        let roster = feed.map { _ in ReplicaRoster(store: store, owner: outbox.owner, limiter: outbox.limiter, now: now, logger: logger) }
+        try await roster?.join()
         try await withThrowingTaskGroup(of: Void.self) { [outbox] delivery in
             // Messages left from the last run, and from other processes, are found by scanning.
             delivery.addTask { await outbox.run() }
+            if let roster { delivery.addTask { await roster.run() } }
             defer { delivery.cancelAll() }
             do {
-                if let posted {
+                if let feed {
+                    try await handle(feed, polling: posted == nil ? poller : nil, dispatcher: dispatcher)
+                } else if let posted {
                     try await dispatcher.run(chain(leftovers.async, posted))
                 } else {
-                    try await dispatcher.run(chain(leftovers.async, poller))
+                    try await dispatcher.run(chain(leftovers.async, poller(try await journal.offset())))
                 }
             } catch {
                 await outbox.stop()
@@ -147,6 +161,56 @@ public struct BotService: Service, CustomStringConvertible {
         }
         logger.info("bot stopped")
     }
+
+    /// Among replicas: handles the updates the journal feed hands out, while (to poll) this
+    /// replica polls whenever it has the turn. Returns at graceful shutdown; a refused token ends it.
+    private func handle(
+        _ feed: JournalFeed, polling poller: (@Sendable (Int64?) -> LongPoller)?, dispatcher: UpdateDispatcher
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await dispatcher.run(feed.updates) }
+            if let poller {
+                group.addTask { try await cancelWhenGracefulShutdown { try await pollInTurn(poller) } }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Polls while this replica has the poller's turn, which one replica on the database has at
+    /// a time; tries for it every `Self.turnInterval` meanwhile. A replica that dies gives it up
+    /// at once, and another takes it within that interval. Real time: it is about other processes.
+    private func pollInTurn(_ poller: @Sendable (Int64?) -> LongPoller) async throws {
+        let realTime = ElapsedClock.continuous
+        while !Task.isCancelled {
+            do {
+                if let turn = try await store.takeTurn(.poller) {
+                    defer { turn.end() }
+                    logger.notice("this replica polls Telegram")
+                    let updates = poller(try await journal.offset())
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // Recorded in the journal by the intake, which yields nothing here.
+                        group.addTask { for try await _ in updates {} }
+                        group.addTask { while turn.isHeld() { try await realTime.sleep(Self.turnInterval) } }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                    if !Task.isCancelled { logger.warning("this replica lost its hold on the database, and so its turn to poll") }
+                }
+            } catch TelegramError.unauthorized {
+                throw TelegramError.unauthorized
+            } catch TelegramError.notFound {
+                throw TelegramError.notFound
+            } catch {
+                if Task.isCancelled { return }
+                logger.error("could not take the turn to poll; trying again", metadata: ["error": "\(error)"])
+            }
+            try? await realTime.sleep(Self.turnInterval)
+        }
+    }
+
+    /// How often a replica without the poller's turn tries for it.
+    static let turnInterval: Duration = .seconds(2)
 
     /// Learns the bot's username, sets the webhook or removes any (to poll), and publishes the menus and descriptions.
     /// Retries while Telegram is unreachable; a rejected token ends it at once.

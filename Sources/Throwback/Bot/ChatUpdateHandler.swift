@@ -193,6 +193,9 @@ public final class ChatUpdateHandler: Sendable {
             }
             outbox.accept(enqueued)
             return true
+        } catch is UpdateJournal.HandledElsewhere {
+            log.logger.notice("another replica handled this update already; this answer is dropped")
+            return false
         } catch {
             log.logger.error("could not record a handled update", metadata: ["error": "\(error)"])
             return false

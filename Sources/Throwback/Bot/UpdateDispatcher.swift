@@ -16,16 +16,22 @@ public struct UpdateDispatcher: Sendable {
     /// How many received updates may wait for a worker before intake waits too: two polls'
     /// worth. The outbox holds a flood's replies; updates beyond these wait at Telegram.
     public var maxQueued: Int
+    /// Two polls' worth of updates (`maxQueued`).
+    public static let defaultMaxQueued = 200
     private let clock: ElapsedClock
     private let handler: ChatUpdateHandler
+    /// Told of each update once the handler is done with it, handled or not.
+    private let finished: @Sendable (Update) -> Void
 
     public init(
         maxConcurrentChats: Int = 16,
         shutdownGrace: Duration = .seconds(4),
-        maxQueued: Int = 200,
+        maxQueued: Int = Self.defaultMaxQueued,
         clock: any Clock<Duration> = ContinuousClock(),
-        handler: ChatUpdateHandler
+        handler: ChatUpdateHandler,
+        finished: @escaping @Sendable (Update) -> Void = { _ in }
     ) {
+        self.finished = finished
         self.maxConcurrentChats = max(1, maxConcurrentChats)
         self.shutdownGrace = shutdownGrace
         self.maxQueued = maxQueued
@@ -40,13 +46,14 @@ public struct UpdateDispatcher: Sendable {
         let (intakeEnded, endIntake) = AsyncStream<Void>.makeStream()
         let outcome: Result<Void, any Error> = await withGracefulShutdownHandler {
             await withTaskGroup(of: Result<Void, any Error>?.self) { race in
-                race.addTask { [maxConcurrentChats, handler] in
+                race.addTask { [maxConcurrentChats, handler, finished] in
                     await withTaskGroup(of: Void.self) { workers in
                         for _ in 0..<maxConcurrentChats {
                             workers.addTask {
                                 while let work = await queue.next() {
                                     await handler.handle(work)
                                     queue.done(chat: work.chat)
+                                    finished(work.update)
                                 }
                             }
                         }

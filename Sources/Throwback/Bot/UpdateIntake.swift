@@ -9,6 +9,9 @@ struct UpdateIntake: Sendable {
     let store: BotStore
     let metrics: BotMetrics
     let now: @Sendable () -> Date
+    /// Among replicas, updates are handled from the journal: recorded ones go to the feed,
+    /// which hands them to whichever replica holds their chat. Nil: this process handles them.
+    let feed: JournalFeed?
 
     /// A polled batch and the offset that confirms it; returns the updates not seen before.
     func polled(_ batch: [ReceivedUpdate], nextOffset: Int64) async throws -> [Update] {
@@ -22,14 +25,18 @@ struct UpdateIntake: Sendable {
     }
 
     private func arrived(_ fresh: [Update]) async -> [Update] {
-        // Not needed for correctness: each command reads its chat's settings if this failed.
-        try? await store.preloadSettings(for: Set(fresh.compactMap(\.chatID)))
         metrics.increment("vinylogue_updates_received_total", by: Int64(fresh.count))
         // How old the newest message was when it reached the bot. A button press carries no
         // time of its own (its message's date is when the bot posted it), so only messages count.
         if let newest = fresh.compactMap({ $0.message?.date }).filter({ $0 > 0 }).max() {
             metrics.record("vinylogue_poll_lag_seconds", max(0, now().timeIntervalSince1970 - Double(newest)))
         }
+        if let feed {
+            if !fresh.isEmpty { feed.nudge() }
+            return []
+        }
+        // Not needed for correctness: each command reads its chat's settings if this failed.
+        try? await store.preloadSettings(for: Set(fresh.compactMap(\.chatID)))
         return fresh
     }
 }

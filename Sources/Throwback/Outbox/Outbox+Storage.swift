@@ -42,6 +42,17 @@ extension StoreTransaction {
         "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE state = 'pending' AND id IN (\(StoreBatches.list(count))) RETURNING id"
     }
 
+    /// The chats of `messages` with a message waiting that is older than the first of theirs here.
+    func chatsWithOlderPending(than messages: [OutboxMessage]) throws -> Set<Int64> {
+        let firsts = messages.reduce(into: [Int64: Int64]()) { firsts, message in
+            firsts[message.chatID] = min(firsts[message.chatID] ?? .max, message.id)
+        }
+        return try Set(firsts.filter { chat, first in
+            try session.value("SELECT 1 FROM outbox WHERE chatID = ? AND state = 'pending' AND id < ? LIMIT 1", [.integer(chat), .integer(first)])
+                as Int64? != nil
+        }.keys)
+    }
+
     /// A message that certainly never left waits again.
     func returnToPending(_ id: Int64) throws {
         _ = try session.execute("UPDATE outbox SET state = 'pending', owner = NULL, sendingAt = NULL WHERE id = ? AND state = 'sending'", [.integer(id)])

@@ -32,14 +32,18 @@ extension OutboxDeliverer {
             return (state.unreleased, leasing)
         }
         let until = now.addingTimeInterval(lease.seconds)
+        let replicas = store.servesReplicas
         do {
             let (claims, held) = try await store.write { [owner] transaction in
                 try transaction.recordSent(unrecorded, at: now)
                 // Given up first: a chat whose lane emptied and filled again is taken anew.
-                try transaction.releaseLanes(released, owner: owner)
-                let held = try transaction.takeLanes(leasing, owner: owner, until: until, at: now)
+                try transaction.releaseLanes(released, in: .outbox, owner: owner)
+                let held = try transaction.takeLanes(leasing, in: .outbox, owner: owner, until: until, at: now)
+                // Among replicas, a chat taken over from one that died may have older messages
+                // waiting that this process does not know of: those go first, after a rescan.
+                let behind = replicas ? try transaction.chatsWithOlderPending(than: batch.filter { !expired.contains($0.id) }) : []
                 // Held now, or for a while yet without a word to the database.
-                let holds = { (chat: Int64) in held.contains(chat) || !leasing.contains(chat) }
+                let holds = { (chat: Int64) in (held.contains(chat) || !leasing.contains(chat)) && !behind.contains(chat) }
                 for id in expired { try transaction.settle(id, as: .dropped, note: "expired unsent", ifPending: true, at: now) }
                 let claimed = try transaction.claimForSending(
                     batch.filter { !expired.contains($0.id) && holds($0.chatID) }.map(\.id), owner: owner, at: now
@@ -91,7 +95,7 @@ extension OutboxDeliverer {
             let until = now.addingTimeInterval(lease.seconds)
             do {
                 let kept = try await store.write { [owner] transaction in
-                    try renewing.map { try transaction.renewLane($0.0, owner: owner, until: until) }
+                    try renewing.map { try transaction.renewLane($0.0, in: .outbox, owner: owner, until: until) }
                 }
                 state.withLock { state in
                     for ((chat, held), kept) in zip(renewing, kept) where state.lanes[chat]?.leaseUntil == held {

@@ -21,7 +21,7 @@ extension OutboxDeliverer {
         do {
             try await store.write { [now, owner] transaction in
                 try transaction.recordSent(unrecorded, at: now())
-                try transaction.releaseLanes(released, owner: owner)
+                try transaction.releaseLanes(released, in: .outbox, owner: owner)
             }
         } catch {
             // Their leases run out instead.
@@ -54,7 +54,7 @@ extension OutboxDeliverer {
         do {
             let kept = try await store.write { [owner] transaction in
                 try transaction.returnToPending(message.id)
-                return try held != nil && transaction.renewLane(chat, owner: owner, until: until)
+                return try held != nil && transaction.renewLane(chat, in: .outbox, owner: owner, until: until)
             }
             // Unless the lane was given up and taken anew meanwhile.
             state.withLock { state in

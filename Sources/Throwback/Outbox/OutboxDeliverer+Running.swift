@@ -24,7 +24,13 @@ extension OutboxDeliverer {
                 ])
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", "unconfirmed")], by: Int64(abandoned))
             }
-            let (messages, heldElsewhereUntil) = try await store.pendingMessages(limit: settings.maxWaiting, owner: owner, at: now) { id in
+            // Among replicas, a message another replica enqueued is its own to send while it
+            // lives: taken from it before its first send, the message would leave on a flood
+            // window that knows nothing of the chat's last message from that replica.
+            let enqueuedBefore = store.servesReplicas ? now.addingTimeInterval(-settings.laneLease.seconds) : nil
+            let (messages, heldElsewhereUntil) = try await store.pendingMessages(
+                limit: settings.maxWaiting, owner: owner, at: now, enqueuedBefore: enqueuedBefore
+            ) { id in
                 self.state.withLock { $0.known.contains(id) }
             }
             if let heldElsewhereUntil {

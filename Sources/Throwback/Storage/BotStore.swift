@@ -68,6 +68,15 @@ public struct BotStore: Sendable {
         try engine.read(body)
     }
 
+    /// Whether replicas may share this store: each then handles the updates waiting in the
+    /// journal (`JournalFeed`), and one at a time polls (`takeTurn(.poller)`).
+    public var servesReplicas: Bool { engine.servesReplicas }
+
+    /// Takes `role` for this process unless another process on the database has it.
+    public func takeTurn(_ role: StoreTurn.Role) async throws -> StoreTurn? {
+        try await engine.takeTurn(role)
+    }
+
     // MARK: Operations
 
     /// Throws unless the database takes a write now (a write transaction that is rolled back).

@@ -270,6 +270,17 @@ extension SQLiteEngine {
                 DROP INDEX lastfmCacheAlbumsByUse;
                 """)
         }
+        migrator.registerMigration("v12: each chat's updates handled by one replica at a time, under a lease") { db in
+            // Which chat an update is of, and the lane of replicas sharing one database: the
+            // replica that handles the chat's updates, and when its lease runs out. And the
+            // replicas seen lately, which share Telegram's overall flood limit.
+            try db.execute(sql: """
+                ALTER TABLE journalEntry ADD COLUMN chatID INTEGER;
+                CREATE INDEX journalEntryWaiting ON journalEntry(sequence) WHERE payload IS NOT NULL;
+                CREATE TABLE journalLane (chatID INTEGER PRIMARY KEY NOT NULL, owner TEXT NOT NULL, expiresAt DATETIME NOT NULL);
+                CREATE TABLE replica (owner TEXT PRIMARY KEY NOT NULL, seenAt DATETIME NOT NULL);
+                """)
+        }
         return migrator
     }
 }

@@ -95,6 +95,14 @@ struct SQLiteEngine: StoreEngine {
         }
     }
 
+    /// One bot process runs on a SQLite file (`post-weekly` beside it only posts).
+    var servesReplicas: Bool { false }
+
+    /// The one bot process on the file has every role.
+    func takeTurn(_ role: StoreTurn.Role) async throws -> StoreTurn? {
+        StoreTurn(isHeld: { true }, end: {})
+    }
+
     /// Copies the whole database to `path` with SQLite's online backup, while the bot runs.
     func backup(to path: String) throws {
         var configuration = Configuration()

@@ -60,4 +60,25 @@ protocol StoreEngine: Sendable {
 
     /// The bytes the database takes on disk.
     func storageBytes() throws -> Int64
+
+    /// Whether several bot processes (replicas) may share this database, each handling
+    /// whatever updates are waiting in its journal.
+    var servesReplicas: Bool { get }
+
+    /// Takes the role `role` for this process if no other process on the database has it;
+    /// nil if one has. A process that dies loses its roles at once.
+    func takeTurn(_ role: StoreTurn.Role) async throws -> StoreTurn?
+}
+
+/// A role one process on the database has at a time, until it ends it or dies.
+public struct StoreTurn: Sendable {
+    public enum Role: Int64, Sendable {
+        /// Polling Telegram: one `getUpdates` consumer per bot token.
+        case poller = 0x76_69_6E_79_70
+    }
+
+    /// Whether the role is still this process's: false once its hold on the database is lost.
+    public let isHeld: @Sendable () -> Bool
+    /// Gives the role up.
+    public let end: @Sendable () -> Void
 }

@@ -55,8 +55,8 @@ public struct UpdateJournal: Sendable {
         return try batch.compactMap { update in
             guard let identity = update.update.identity else { return nil }
             let inserted = try session.execute(
-                "INSERT INTO journalEntry (identity, payload, receivedAt) VALUES (?, ?, ?) ON CONFLICT (identity) DO NOTHING",
-                [.text(identity), .blob(Data(update.json)), received]
+                "INSERT INTO journalEntry (identity, payload, receivedAt, chatID) VALUES (?, ?, ?, ?) ON CONFLICT (identity) DO NOTHING",
+                [.text(identity), .blob(Data(update.json)), received, .integer(update.update.laneChat)]
             )
             return inserted > 0 ? update.update : nil
         }
@@ -73,14 +73,37 @@ public struct UpdateJournal: Sendable {
 }
 
 extension StoreTransaction {
-    /// Marks an update handled: its payload cleared, the time it was handled kept. Idempotent.
+    /// Marks an update handled: its payload cleared, the time it was handled kept.
+    ///
+    /// - Throws: `UpdateJournal.HandledElsewhere` if it was handled already, by another
+    ///   replica that took its chat over: the transaction is then rolled back, and nothing
+    ///   it would have changed or sent happens twice.
     public func markHandled(_ update: Update, at date: Date) throws {
         guard let identity = update.identity else { return }
         // Nearly every update was journaled when it arrived: an update finds its row without
         // an insert being tried first.
-        let handled = StoreValue.date(date)
-        guard try session.execute("UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ?", [handled, .text(identity)]) == 0
+        let (handled, key) = (StoreValue.date(date), StoreValue.text(identity))
+        guard try session.execute("UPDATE journalEntry SET payload = NULL, handledAt = ? WHERE identity = ? AND handledAt IS NULL", [handled, key]) == 0
         else { return }
-        _ = try session.execute("INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?)", [.text(identity), handled])
+        guard try session.execute(
+            "INSERT INTO journalEntry (identity, payload, handledAt) VALUES (?, NULL, ?) ON CONFLICT (identity) DO NOTHING", [key, handled]
+        ) > 0
+        else { throw UpdateJournal.HandledElsewhere(identity: identity) }
+    }
+}
+
+extension UpdateJournal {
+    /// The update was handled already, by another replica.
+    public struct HandledElsewhere: Error, CustomStringConvertible {
+        public let identity: String
+        public var description: String { "update \(identity) was handled already, by another replica" }
+    }
+}
+
+extension Update {
+    /// The lane an update is handled in, one at a time and in order: its chat's, or for an
+    /// inline query or a press without a message, its sender's, as the dispatcher queues them.
+    var laneChat: Int64 {
+        chatID ?? callbackQuery?.from.id ?? inlineQuery?.from.id ?? chosenInlineResult?.from.id ?? 0
     }
 }

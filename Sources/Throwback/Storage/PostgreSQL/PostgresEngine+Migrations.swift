@@ -104,6 +104,12 @@ extension PostgresEngine {
             #"CREATE TABLE pollHeartbeat (id BIGINT PRIMARY KEY, polledAt TEXT COLLATE "C" NOT NULL)"#,
             #"CREATE TABLE outboxLane (chatID BIGINT PRIMARY KEY, owner TEXT NOT NULL, expiresAt TEXT COLLATE "C" NOT NULL)"#,
         ]),
+        Migration(identifier: "v12: each chat's updates handled by one replica at a time, under a lease", statements: [
+            "ALTER TABLE journalEntry ADD COLUMN chatID BIGINT",
+            "CREATE INDEX journalEntryWaiting ON journalEntry(sequence) WHERE payload IS NOT NULL",
+            #"CREATE TABLE journalLane (chatID BIGINT PRIMARY KEY, owner TEXT NOT NULL, expiresAt TEXT COLLATE "C" NOT NULL)"#,
+            #"CREATE TABLE replica (owner TEXT PRIMARY KEY, seenAt TEXT COLLATE "C" NOT NULL)"#,
+        ]),
     ]
 
     /// Runs the migrations not yet run, in one transaction that holds the write lock: replicas

@@ -83,6 +83,33 @@ final class PostgresEngine: StoreEngine {
         try read { session in try session.value("SELECT pg_database_size(current_database())") ?? 0 }
     }
 
+    var servesReplicas: Bool { true }
+
+    /// A session advisory lock on a connection of the turn's own: PostgreSQL frees it when the
+    /// connection ends, so a replica that dies gives its turn up at once.
+    func takeTurn(_ role: StoreTurn.Role) async throws -> StoreTurn? {
+        let (url, logger) = (url, logger)
+        let connection: PostgresConnection? = try await withCheckedThrowingContinuation { continuation in
+            // Off the task pool and the write queue: opening a connection waits for the server.
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let connection = try url.connectWaiting(logger: logger)
+                    let session = PostgresSession(connection: connection, texts: PostgresStatementTexts(), logger: logger)
+                    do {
+                        if try session.value("SELECT pg_try_advisory_lock(?)", [.integer(role.rawValue)]) == true { return connection }
+                    } catch {
+                        Self.close(connection)
+                        throw error
+                    }
+                    Self.close(connection)
+                    return nil
+                })
+            }
+        }
+        guard let connection else { return nil }
+        return StoreTurn(isHeld: { !connection.isClosed }, end: { Self.close(connection) })
+    }
+
     /// Runs `work` on the write queue, off the task pool, whose few threads a wait would hold.
     private func onWriteQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
