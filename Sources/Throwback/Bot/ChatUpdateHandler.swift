@@ -30,6 +30,8 @@ public final class ChatUpdateHandler: Sendable {
         public var chat: Int64
         var kind: Kind
         var arrivedAt: Duration
+        /// The language the answer is written in.
+        var language: Language = .english
 
         enum Kind: Sendable {
             /// Nothing for the bot to do.

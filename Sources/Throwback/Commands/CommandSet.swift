@@ -56,6 +56,7 @@ public enum CommandSet {
             ImportCommand(guards: [d.admin, healthy, d.validUser], lastFM: d.lastFM),
             FilterCommand(guards: [d.admin]),
             CoversCommand(guards: [d.admin]),
+            LanguageCommand(guards: [d.admin]),
             WeeklyCommand(guards: [d.admin], controls: d.weekly),
             PostNowCommand(guards: [d.admin], controls: d.weekly),
         ]
