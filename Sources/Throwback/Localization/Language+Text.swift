@@ -16,6 +16,10 @@ extension Language {
         count(years, .yearsAgo)
     }
 
+    /// What was missing of the catalogs next to the binary, for one warning at start; nil
+    /// when every language was read whole.
+    public static var catalogProblem: String? { Catalog.shared.problem }
+
     /// A choice of several, listed: "de Deutsch, es Español, …".
     static var choices: String {
         supported.map { "\($0.rawValue) \($0.nativeName)" }.joined(separator: ", ")
