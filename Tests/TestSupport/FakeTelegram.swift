@@ -296,7 +296,7 @@ public actor FakeTelegram {
     @discardableResult
     public func pushMessage(
         _ text: String, chatID: Int64, chatType: String = "group", userID: Int64 = 7, messageID: Int64? = nil,
-        topic: Int64? = nil, anonymousAdmin: Bool = false
+        topic: Int64? = nil, anonymousAdmin: Bool = false, languageCode: String = "en"
     ) -> Int64 {
         let id = messageID ?? nextMessage()
         var chat: [String: Any] = ["id": chatID, "type": chatType, "title": "Test chat"]
@@ -305,7 +305,7 @@ public actor FakeTelegram {
             message["from"] = ["id": Self.groupAnonymousBot, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot"]
             message["sender_chat"] = chat
         } else {
-            message["from"] = ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": "en"]
+            message["from"] = ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": languageCode]
         }
         if let topic {
             forumTopics[chatID, default: []].insert(topic)

@@ -58,7 +58,7 @@ extension ChatUpdateHandler {
     /// The language of answers in `chat`: the one its admins chose with `language`, else in a
     /// private chat the person's Telegram language, else English.
     func language(of chat: Chat, sender: User?) async -> Language {
-        if let chosen = try? await store.settings(for: chat.id).language, let language = Language(code: chosen) { return language }
+        if let chosen = try? await store.settings(for: chat.id).chosenLanguage { return chosen }
         return chat.isPrivate ? Language(telegramCode: sender?.languageCode) : .english
     }
 

@@ -32,7 +32,7 @@ public struct LanguageCommand: Command {
         let unchosen: Language = chat == invocation.chatID ? asked : .english
         guard let chosen = invocation.arguments.first.flatMap(Language.init(code:)) else {
             return .change { transaction in
-                let current = try transaction.settings(for: chat).language.flatMap(Language.init(code:)) ?? unchosen
+                let current = try transaction.settings(for: chat).chosenLanguage ?? unchosen
                 return .text(asked.text(.languageCurrent, current.nativeName, current.rawValue, Language.choices))
             }
         }

@@ -77,7 +77,7 @@ public struct ChatSettings: Sendable, Equatable {
 
     /// The language its admins chose, if they did (and the bot still speaks it).
     public var chosenLanguage: Language? {
-        language.flatMap(Language.init(code:))
+        language.flatMap { Language(rawValue: $0) ?? Language(code: $0) }
     }
 
     /// Whether the weekly post is on, given the chat that gets it by default.
