@@ -5,6 +5,7 @@ import Telegram
 import Testing
 import TestSupport
 import Throwback
+import WeeklyCharts
 import TestLogging
 
 /// The chat's language, end to end through the fake Telegram: a group's admins choose it,
@@ -54,6 +55,48 @@ import TestLogging
         #expect(post.hasPrefix("<b>Esta semana hace un año: "), "\(post)")
         #expect(post.contains("<b>alice</b>"), "\(post)")
         #expect(!post.contains("that week") && !post.contains("plays") && !post.contains("years ago"), "\(post)")
+        await harness.stop()
+    }
+
+    /// The whole weekly post, with long names, anniversaries and a full roster, in every
+    /// language and in the pseudo-locale (every string a third longer, accented): Telegram
+    /// takes every message, and none of it is English.
+    @Test(arguments: Language.allCases.filter { $0 != .english })
+    func aWholeWeeklyPostFitsTelegramInEveryLanguage(language: Language) async throws {
+        let harness = try await BotHarness.start()
+        let end = Int(LastFMWeek.start(of: BotHarness.now).timeIntervalSince1970)
+        let elevenYears = (1...(52 * 11 + 2)).reversed().map { (from: end - $0 * 604_800, to: end - ($0 - 1) * 604_800) }
+        let users = (1...12).map { "user\($0)" }
+        let long = String(repeating: "Ж&<ß>", count: 60)
+        for user in users { await harness.lastFM.addUser(user, ranges: elevenYears) }
+        for years in [1, 5, 10] {
+            let due = Date(timeIntervalSince1970: 1_794_819_600)
+            let from = Int(LastFMWeek.start(of: WeekFinder.date(yearsBefore: due, years: years)).timeIntervalSince1970)
+            for user in users {
+                let albums = (1...8).map { ("\(long) \($0)", "\(long) \(user)", 2_000_000 - $0) }
+                await harness.lastFM.setAlbumChart(user: user, from: from, to: from + 604_800, albums: albums)
+            }
+        }
+        let store = try BotStore(path: harness.databasePath)
+        try await store.updateSettings(for: -9302) {
+            $0.weeklyPost = true
+            $0.language = language.rawValue
+            $0.covers = false
+        }
+        _ = try await store.addToRoster(users + ["ghost"], chat: -9302, limit: 50)
+        let date = TestDate(Date(timeIntervalSince1970: 1_794_996_000))
+        let services = try await harness.services(clock: ImmediateClock(), now: { date.now })
+        await services.scheduler.tick()
+        await services.outbox.idle()
+
+        let texts = await harness.telegram.delivered.filter { $0.chatID == -9302 }.compactMap(\.text)
+        #expect(texts.count > 1)
+        #expect(await harness.telegram.refusals.isEmpty)
+        let post = texts.joined(separator: "\n")
+        for user in users { #expect(post.contains("<b>\(user)</b>"), "\(user)") }
+        for english in ["This week one year ago", "years ago this week", "plays)", "more albums", "no longer knows"] {
+            #expect(!post.contains(english), "\(language): \(english)")
+        }
         await harness.stop()
     }
 
