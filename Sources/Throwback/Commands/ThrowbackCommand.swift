@@ -11,9 +11,9 @@ public struct ThrowbackCommand: Command {
     public let guards: [any CommandGuard]
     private let engine: ThrowbackEngine
     private let store: BotStore
-    private let unknownUserHint: String?
+    private let unknownUserHint: (@Sendable (Language) -> String)?
 
-    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard], unknownUserHint: String? = nil) {
+    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard], unknownUserHint: (@Sendable (Language) -> String)? = nil) {
         self.unknownUserHint = unknownUserHint
         self.engine = engine
         self.store = store

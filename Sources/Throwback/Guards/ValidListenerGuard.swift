@@ -21,14 +21,14 @@ public final class ValidListenerGuard: CommandGuard {
     private let clock: ElapsedClock
     private let foundLifetime: Duration
     private let notFoundLifetime: Duration
-    private let unknownUserHint: String?
+    private let unknownUserHint: (@Sendable (Language) -> String)?
     private let answers: SharedBoundedCache<String, Answer>
 
     /// A guard for Last.fm names only.
     public convenience init(
         lastFM: any LastFMClient, clock: any Clock<Duration> = ContinuousClock(),
         foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
-        unknownUserHint: String? = nil
+        unknownUserHint: (@Sendable (Language) -> String)? = nil
     ) {
         self.init(
             history: LastFMHistory(lastFM: lastFM), clock: clock, foundLifetime: foundLifetime, notFoundLifetime: notFoundLifetime,
@@ -40,7 +40,7 @@ public final class ValidListenerGuard: CommandGuard {
     public init(
         history: any ListeningHistory, clock: any Clock<Duration> = ContinuousClock(),
         foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
-        unknownUserHint: String? = nil
+        unknownUserHint: (@Sendable (Language) -> String)? = nil
     ) {
         self.unknownUserHint = unknownUserHint
         self.history = history

@@ -22,9 +22,9 @@ public protocol ListeningHistory: Sendable {
 
 extension ListeningError {
     /// The line a person reads, with `hint` after "no such user" (the demo lists its users).
-    func userMessage(hint: String?, in language: Language = .english) -> String {
+    func userMessage(hint: ((Language) -> String)?, in language: Language = .english) -> String {
         guard unknownName != nil, let hint else { return userMessage(in: language) }
-        return "\(userMessage(in: language)) \(hint)"
+        return "\(userMessage(in: language)) \(hint(language))"
     }
 
     /// A short sentence for the person who asked, in `language`, naming the service that failed.

@@ -20,6 +20,11 @@ extension Language {
     /// when every language was read whole.
     public static var catalogProblem: String? { Catalog.shared.problem }
 
+    /// Names joined as the language lists them: "alice, bob and carol", "alice, bob и carol".
+    func list(_ names: [String]) -> String {
+        names.formatted(.list(type: .and).locale(locale))
+    }
+
     /// A choice of several, listed: "de Deutsch, es Español, …".
     static var choices: String {
         supported.map { "\($0.rawValue) \($0.nativeName)" }.joined(separator: ", ")

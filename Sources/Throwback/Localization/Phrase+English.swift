@@ -81,6 +81,8 @@ extension Phrase {
         case .serviceNoReason: "no reason given"
         case .serviceUnreachable: "Could not reach %@. Try again in a minute."
         case .serviceUnreadable: "%@ sent an answer I could not read. Try again in a minute."
+        case .demoKnows: "The demo knows %1$@ (write lb:%2$@ or librefm:%3$@ for their ListenBrainz or Libre.fm accounts)."
+        case .demoKnowsAlso: "The demo knows %1$@ (write lb:%2$@ or librefm:%3$@ for their ListenBrainz or Libre.fm accounts) and %4$@."
         case .pressStale: "That button doesn’t work any more. Send a new throwback."
         case .pressTooOld: "That message is too old to change. Send a new throwback."
         case .inlineNoThrowbackTitle: "No throwback"

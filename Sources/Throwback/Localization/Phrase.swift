@@ -82,6 +82,8 @@ enum Phrase: String, CaseIterable, Sendable {
     case serviceNoReason = "service.noReason"
     case serviceUnreachable = "service.unreachable"
     case serviceUnreadable = "service.unreadable"
+    case demoKnows = "demo.knows"
+    case demoKnowsAlso = "demo.knowsAlso"
     case pressStale = "press.stale"
     case pressTooOld = "press.tooOld"
     case inlineNoThrowbackTitle = "inline.noThrowbackTitle"
