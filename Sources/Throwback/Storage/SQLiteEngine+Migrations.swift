@@ -270,7 +270,7 @@ extension SQLiteEngine {
                 DROP INDEX lastfmCacheAlbumsByUse;
                 """)
         }
-        migrator.registerMigration("v12: the language each chat's admins chose") { db in
+        migrator.registerMigration("v13: the language each chat's admins chose") { db in
             // Nil until an admin chooses: a group speaks English, a private chat its person's language.
             try db.execute(sql: "ALTER TABLE chat ADD COLUMN language TEXT")
         }
