@@ -121,6 +121,9 @@ let package = Package(
                 "PostgresStore",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
             ],
+            // The catalogs of every language the bot speaks, shipped next to the binary
+            // (`vinylogue-bot_Throwback.resources`).
+            resources: [.copy("Catalogs")],
             swiftSettings: swiftSettings
         ),
         // PostgreSQL, for state shared by replicas: `DATABASE_URL`, TLS and opening a connection.

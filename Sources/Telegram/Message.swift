@@ -135,16 +135,19 @@ public struct User: Codable, JSONReadable, Sendable, Equatable {
     public var isBot: Bool
     public var firstName: String
     public var username: String?
+    /// The IETF language tag of the user's Telegram app (`de`, `pt-br`), if Telegram says.
+    public var languageCode: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, isBot = "is_bot", firstName = "first_name", username
+        case id, isBot = "is_bot", firstName = "first_name", username, languageCode = "language_code"
     }
 
-    public init(id: Int64, isBot: Bool = false, firstName: String, username: String? = nil) {
+    public init(id: Int64, isBot: Bool = false, firstName: String, username: String? = nil, languageCode: String? = nil) {
         self.id = id
         self.isBot = isBot
         self.firstName = firstName
         self.username = username
+        self.languageCode = languageCode
     }
 
     public init(json: JSONNode) throws {
@@ -152,6 +155,7 @@ public struct User: Codable, JSONReadable, Sendable, Equatable {
         isBot = try json.required("is_bot") { $0.bool }
         firstName = try json.required("first_name") { $0.string }
         username = try json.optional("username") { $0.string }
+        languageCode = try json.optional("language_code") { $0.string }
     }
 
     public init(from decoder: any Decoder) throws {

@@ -31,8 +31,8 @@ extension TelegramClient {
         ))
     }
 
-    public func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) async throws {
-        _ = try await send(.setMyCommands(commands, scope: scope))
+    public func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default, languageCode: String? = nil) async throws {
+        _ = try await send(.setMyCommands(commands, scope: scope, languageCode: languageCode))
     }
 
     public func deleteWebhook() async throws {

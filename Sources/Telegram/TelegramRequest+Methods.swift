@@ -98,30 +98,41 @@ extension TelegramRequest {
         return .init(method: "answerCallbackQuery", parameters: parameters)
     }
 
-    /// Sets the command menu that `scope` sees.
-    public static func setMyCommands(_ commands: [BotCommand], scope: BotCommandScope = .default) -> TelegramRequest<TelegramOK> {
-        .init(method: "setMyCommands", parameters: [
+    /// Sets the command menu that `scope` sees; with `languageCode` (ISO 639-1), the menu of
+    /// the people whose Telegram is in that language.
+    public static func setMyCommands(
+        _ commands: [BotCommand], scope: BotCommandScope = .default, languageCode: String? = nil
+    ) -> TelegramRequest<TelegramOK> {
+        var parameters: [String: JSONValue] = [
             "commands": .array(commands.map { .object(["command": .string($0.command), "description": .string($0.description)]) }),
             "scope": .object(["type": .string(scope.rawValue)]),
-        ])
+        ]
+        if let languageCode { parameters["language_code"] = .string(languageCode) }
+        return .init(method: "setMyCommands", parameters: parameters)
     }
 
-    public static func getMyDescription() -> TelegramRequest<BotDescription> {
-        .init(method: "getMyDescription")
+    public static func getMyDescription(languageCode: String? = nil) -> TelegramRequest<BotDescription> {
+        .init(method: "getMyDescription", parameters: languageParameter(languageCode))
     }
 
-    /// The text an empty chat with the bot shows (0–512 characters).
-    public static func setMyDescription(_ text: String) -> TelegramRequest<TelegramOK> {
-        .init(method: "setMyDescription", parameters: ["description": .string(text)])
+    /// The text an empty chat with the bot shows (0–512 characters), for everyone or for the
+    /// people whose Telegram is in `languageCode`.
+    public static func setMyDescription(_ text: String, languageCode: String? = nil) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyDescription", parameters: languageParameter(languageCode).merging(["description": .string(text)]) { $1 })
     }
 
-    public static func getMyShortDescription() -> TelegramRequest<BotShortDescription> {
-        .init(method: "getMyShortDescription")
+    public static func getMyShortDescription(languageCode: String? = nil) -> TelegramRequest<BotShortDescription> {
+        .init(method: "getMyShortDescription", parameters: languageParameter(languageCode))
     }
 
-    /// The text of the bot's profile page and of shared links to it (0–120 characters).
-    public static func setMyShortDescription(_ text: String) -> TelegramRequest<TelegramOK> {
-        .init(method: "setMyShortDescription", parameters: ["short_description": .string(text)])
+    /// The text of the bot's profile page and of shared links to it (0–120 characters), for
+    /// everyone or for the people whose Telegram is in `languageCode`.
+    public static func setMyShortDescription(_ text: String, languageCode: String? = nil) -> TelegramRequest<TelegramOK> {
+        .init(method: "setMyShortDescription", parameters: languageParameter(languageCode).merging(["short_description": .string(text)]) { $1 })
+    }
+
+    private static func languageParameter(_ code: String?) -> [String: JSONValue] {
+        code.map { ["language_code": .string($0)] } ?? [:]
     }
 
     /// Removes a webhook so that long polling works; pending updates are kept.

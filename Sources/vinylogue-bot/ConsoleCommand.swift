@@ -18,6 +18,12 @@ struct ConsoleCommand: AsyncParsableCommand {
     var userID: Int64 = 1
 
     @Option(help: ArgumentHelp(
+        "The language the bot answers in, as a Telegram app in that language would have it: \(Language.supported.map(\.rawValue).joined(separator: ", ")).",
+        valueName: "code"
+    ))
+    var language: Language = .english
+
+    @Option(help: ArgumentHelp(
         "Write each throwback's album-cover collage into this folder, created if needed (typing “collage on” writes them to the current one).",
         valueName: "folder"
     ))
@@ -31,7 +37,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         let session = try environment.terminalSession(demo: demo)
         let router = session.commands.router
         var collageFolder = collageDir
-        let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID)
+        let context = CommandInvocation(chatID: userID, isPrivateChat: true, userID: userID, language: language)
+        let formatter = ChartFormatter.plain.speaking(language)
         let interactive = isatty(STDIN_FILENO) == 1
         if interactive {
             print(demo ? "Demo mode: try “throwback alice 3”. “quit” or Ctrl-D quits." : "Type a command, e.g. “help”. “quit” or Ctrl-D quits.")
@@ -55,7 +62,7 @@ struct ConsoleCommand: AsyncParsableCommand {
                 print()
                 continue
             }
-            guard let reply = await router.reply(to: line, context: context), let text = reply.rendered(with: .plain) else { continue }
+            guard let reply = await router.reply(to: line, context: context), let text = reply.rendered(with: formatter) else { continue }
             print(TerminalText.printable(text))
             if let folder = collageFolder, let summary = CollageFile.summary(in: reply) {
                 let path = URL(fileURLWithPath: folder).appendingPathComponent(CollageFile.name(for: summary)).path
@@ -66,7 +73,7 @@ struct ConsoleCommand: AsyncParsableCommand {
                     print(TerminalText.printable("\(error)"))
                 }
             }
-            let moves = YearNavigation.moves(from: reply)
+            let moves = YearNavigation.moves(from: reply, in: language)
             if !moves.isEmpty {
                 let choices = moves.map { "\($0.label): “throwback \($0.target.user) \($0.target.yearsAgo)”" }
                 print(TerminalText.printable(choices.joined(separator: "   ")))

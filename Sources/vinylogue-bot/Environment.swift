@@ -122,7 +122,8 @@ struct Environment {
         var options = BotAssembly.Options(metrics: metrics)
         options.delivery.laneLease = configuration.outboxLease
         if demo {
-            options.unknownUserHint = DemoListeningData().unknownUserHint
+            let demo = DemoListeningData()
+            options.unknownUserHint = { demo.unknownUserHint(in: $0) }
             return BotAssembly(configuration: configuration, lastFMTransport: DemoLastFMTransport(), lastFMKey: Secret("demo"), options: options)
         }
         let key = try require { try configuration.requireLastFMKey() }

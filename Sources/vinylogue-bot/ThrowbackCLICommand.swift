@@ -24,12 +24,15 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write the week's album-cover collage to this file: JPEG (.jpg), or PNG (.png).", valueName: "file"))
     var collage: String?
 
+    @Option(help: ArgumentHelp("The language of the answer: \(Language.supported.map(\.rawValue).joined(separator: ", ")).", valueName: "code"))
+    var language: Language = .english
+
     func validate() throws {
         guard ListenerName.isValid(user) else {
-            throw ValidationError(ListenerName.syntaxHelp(user))
+            throw ValidationError(ListenerName.syntaxHelp(user, in: language))
         }
         guard ThrowbackEngine.yearRange.contains(years) else {
-            throw ValidationError(ThrowbackError.yearsOutOfRange(years).userMessage)
+            throw ValidationError(ThrowbackError.yearsOutOfRange(years).userMessage(in: language))
         }
     }
 
@@ -39,8 +42,8 @@ struct ThrowbackCLICommand: AsyncParsableCommand {
         }
         let environment = try await Environment.load()
         let session = try environment.terminalSession(demo: demo)
-        let reply = await session.commands.throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays)
-        print(TerminalText.printable(reply.rendered(with: .plain) ?? ""))
+        let reply = await session.commands.throwback.throwback(user: user, yearsAgo: years, minimumPlayCount: minimumPlays, in: language)
+        print(TerminalText.printable(reply.rendered(with: ChartFormatter.plain.speaking(language)) ?? ""))
         if case .text = reply { throw ExitCode.failure }
         if let collage {
             do {

@@ -12,7 +12,7 @@ import TestLogging
     static func session() throws -> BotAssembly.TerminalSession {
         let assembly = BotAssembly(
             configuration: BotConfiguration(), lastFMTransport: DemoLastFMTransport(now: { now }), lastFMKey: Secret("demo"),
-            options: .init(clock: ImmediateClock(), now: { now }, unknownUserHint: DemoListeningData().unknownUserHint)
+            options: .init(clock: ImmediateClock(), now: { now }, unknownUserHint: { DemoListeningData().unknownUserHint(in: $0) })
         )
         return assembly.terminal(store: try BotStore.inMemory())
     }

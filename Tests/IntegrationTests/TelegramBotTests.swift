@@ -40,13 +40,15 @@ import TestLogging
         let menus = await harness.telegram.menus
         #expect(menus["default"] == ["throwback", "link", "unlink", "id", "tracked", "help"])
         #expect(menus["all_chat_administrators"] == [
-            "throwback", "link", "unlink", "id", "tracked", "help", "track", "untrack", "import", "filter", "covers", "weekly", "postnow",
+            "throwback", "link", "unlink", "id", "tracked", "help", "track", "untrack", "import", "filter", "covers", "language", "weekly",
+            "postnow",
         ])
         #expect(await harness.telegram.botDescription == BotProfile.standardDescription)
         #expect(await harness.telegram.botShortDescription == BotProfile.standardShortDescription)
-        // Telegram limits how often a description may change: a restart leaves it alone.
-        #expect(await harness.telegram.calls("setMyDescription").count == 1)
-        #expect(await harness.telegram.calls("setMyShortDescription").count == 1)
+        // Telegram limits how often a description may change: a restart leaves them alone,
+        // one per language.
+        #expect(await harness.telegram.calls("setMyDescription").count == Language.supported.count)
+        #expect(await harness.telegram.calls("setMyShortDescription").count == Language.supported.count)
         #expect(await harness.telegram.refusals.isEmpty)
         await harness.stop()
     }

@@ -154,11 +154,18 @@ public actor FakeTelegram {
         /// Each result's type and id, e.g. `photo:y3`.
         public var summary: [String] { results.map { "\($0["type"] as? String ?? "?"):\($0["id"] as? String ?? "?")" } }
     }
-    /// The command names of each menu, by scope type ("default", "all_chat_administrators", …).
+    /// The command names of each menu without a language, by scope type ("default",
+    /// "all_chat_administrators", …).
     public private(set) var menus: [String: [String]] = [:]
-    /// The bot's description and short description, as `setMyDescription` and `setMyShortDescription` left them.
-    public private(set) var botDescription = ""
-    public private(set) var botShortDescription = ""
+    /// Every menu, by language code ("" for none), then scope type: each command's description.
+    public private(set) var localizedMenus: [String: [String: [String: String]]] = [:]
+    /// The bot's description and short description without a language, as `setMyDescription`
+    /// and `setMyShortDescription` left them.
+    public var botDescription: String { botDescriptions[""] ?? "" }
+    public var botShortDescription: String { botShortDescriptions[""] ?? "" }
+    /// The same, by language code ("" for none).
+    public private(set) var botDescriptions: [String: String] = [:]
+    public private(set) var botShortDescriptions: [String: String] = [:]
     /// Acts like a Telegram that never saw the confirming poll: updates are delivered again.
     public var ignoresConfirmations = false
 
@@ -289,7 +296,7 @@ public actor FakeTelegram {
     @discardableResult
     public func pushMessage(
         _ text: String, chatID: Int64, chatType: String = "group", userID: Int64 = 7, messageID: Int64? = nil,
-        topic: Int64? = nil, anonymousAdmin: Bool = false
+        topic: Int64? = nil, anonymousAdmin: Bool = false, languageCode: String = "en"
     ) -> Int64 {
         let id = messageID ?? nextMessage()
         var chat: [String: Any] = ["id": chatID, "type": chatType, "title": "Test chat"]
@@ -298,7 +305,7 @@ public actor FakeTelegram {
             message["from"] = ["id": Self.groupAnonymousBot, "is_bot": true, "first_name": "Group", "username": "GroupAnonymousBot"]
             message["sender_chat"] = chat
         } else {
-            message["from"] = ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": "en"]
+            message["from"] = ["id": userID, "is_bot": false, "first_name": "User \(userID)", "language_code": languageCode]
         }
         if let topic {
             forumTopics[chatID, default: []].insert(topic)
@@ -591,6 +598,10 @@ public actor FakeTelegram {
             let ids = administrators[call.chatID ?? 0] ?? []
             return ok(ids.map { ["status": "administrator", "user": ["id": $0, "is_bot": false, "first_name": "Admin"]] })
         case "setMyCommands":
+            // As the Bot API documents setMyCommands (core.telegram.org/bots/api#setmycommands):
+            // at most 100 commands of 1–32 lowercase letters, digits and _, descriptions of
+            // 1–256 characters; `language_code` two-letter ISO 639-1, or empty for everyone.
+            guard let language = languageCode(of: call) else { return refuse(method, 400, "Bad Request: invalid language code specified") }
             let commands = call.parameters["commands"] as? [[String: Any]] ?? []
             let valid = commands.count <= 100 && commands.allSatisfy { command in
                 let name = command["command"] as? String ?? ""
@@ -602,19 +613,26 @@ public actor FakeTelegram {
             let scopes = ["default", "all_private_chats", "all_group_chats", "all_chat_administrators"]
             guard valid else { return refuse(method, 400, "Bad Request: BOT_COMMAND_INVALID") }
             guard scopes.contains(scope) else { return refuse(method, 400, "Bad Request: wrong parameter scope") }
-            menus[scope] = commands.compactMap { $0["command"] as? String }
+            if language.isEmpty { menus[scope] = commands.compactMap { $0["command"] as? String } }
+            localizedMenus[language, default: [:]][scope] = Dictionary(
+                commands.map { ($0["command"] as? String ?? "", $0["description"] as? String ?? "") }, uniquingKeysWith: { $1 }
+            )
             return ok(true)
         case "setWebhook", "deleteWebhook", "getWebhookInfo":
             return webhookCall(call)
-        case "getMyDescription":
-            return ok(["description": botDescription])
-        case "getMyShortDescription":
-            return ok(["short_description": botShortDescription])
+        case "getMyDescription", "getMyShortDescription":
+            // Telegram answers a language without one of its own with the default text.
+            guard let language = languageCode(of: call) else { return refuse(method, 400, "Bad Request: invalid language code specified") }
+            return method == "getMyDescription"
+                ? ok(["description": botDescriptions[language] ?? botDescription])
+                : ok(["short_description": botShortDescriptions[language] ?? botShortDescription])
         case "setMyDescription", "setMyShortDescription":
+            // core.telegram.org/bots/api#setmydescription: 0–512 characters; the short one 0–120.
             let short = method == "setMyShortDescription"
             let text = call.parameters[short ? "short_description" : "description"] as? String ?? ""
-            guard text.count <= (short ? 120 : 512) else { return refuse(method, 400, "Bad Request: BOT_DESCRIPTION_INVALID") }
-            if short { botShortDescription = text } else { botDescription = text }
+            guard let language = languageCode(of: call) else { return refuse(method, 400, "Bad Request: invalid language code specified") }
+            guard text.utf16.count <= (short ? 120 : 512) else { return refuse(method, 400, "Bad Request: BOT_DESCRIPTION_INVALID") }
+            if short { botShortDescriptions[language] = text } else { botDescriptions[language] = text }
             return ok(true)
         default:
             return ok(true)

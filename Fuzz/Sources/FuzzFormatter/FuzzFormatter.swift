@@ -1,5 +1,6 @@
 // The formatter and its HTML: summaries built from arbitrary names (combining marks, emoji,
-// `<`, `&`, very long strings), play counts, years, hidden counts and minimums.
+// `<`, `&`, very long strings), play counts, years, hidden counts and minimums, in every
+// language the bot speaks and the pseudo-locale (each string a third longer).
 import Foundation
 import FuzzSupport
 import LastFM
@@ -29,6 +30,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let earliest: Int? = input.bool() ? input.int(in: 1...50) : nil
     let text = input.string(maxPieces: 8)
+    // Read after the rest, so that the corpus from before languages keeps its meaning (in English).
+    let language = Language.allCases[input.int(in: 0...(Language.allCases.count - 1))]
+    let telegram = ChartFormatter.telegram.speaking(language)
+    let captions = CollagePhotos.captionFormatter.speaking(language)
+    let plainText = ChartFormatter.plain.speaking(language)
     let inputs = [user, text] + albums.flatMap { [$0.artist, $0.name] }
     let tagFree = !inputs.contains { containsScalars($0, "<b>") }
 
@@ -45,24 +51,24 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         .beforeHistory(user: user, yearsAgo: yearsAgo, historyStart: range.from, earliestYearsAgo: earliest),
     ]
     for outcome in outcomes {
-        let html = ChartFormatter.telegram.format(outcome)
-        checkTelegramMessage(html, "telegram format of \(kind(outcome))")
-        if BotReply.throwback(outcome).rendered(with: .telegram) != html {
+        let html = telegram.format(outcome)
+        checkTelegramMessage(html, "telegram format of \(kind(outcome)) in \(language)")
+        if BotReply.throwback(outcome).rendered(with: telegram) != html {
             violated("BotReply.throwback rendered differently from the formatter")
         }
         // The same chart as a photo's caption, and the weekly collage's caption (the header).
-        let caption = CollagePhotos.captionFormatter.format(outcome)
+        let caption = captions.format(outcome)
         if let problem = TelegramHTML.captionProblem(in: caption) {
-            violated("caption of \(kind(outcome)): Telegram would refuse it: \(problem)", caption.debugDescription)
+            violated("caption of \(kind(outcome)) in \(language): Telegram would refuse it: \(problem)", caption.debugDescription)
         }
-        let plain = ChartFormatter.plain.format(outcome)
+        let plain = plainText.format(outcome)
         if tagFree, containsScalars(plain, "<b>") {
             violated("plain format of \(kind(outcome)) has <b> markup", plain.debugDescription)
         }
     }
-    checkWeeklyPost(user: user, range: range, given: given, filtered: filtered, tagFree: tagFree, &input)
+    checkWeeklyPost(user: user, range: range, given: given, filtered: filtered, tagFree: tagFree, in: language, &input)
     // A text reply is escaped and cut to fit; the bot never sends an empty one.
-    if !text.isEmpty, let html = BotReply.text(text).rendered(with: .telegram) {
+    if !text.isEmpty, let html = BotReply.text(text).rendered(with: telegram) {
         checkTelegramMessage(html, "BotReply.text of \(text.utf16.count) UTF-16 units")
     }
     return 0
@@ -70,7 +76,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// A weekly post of a few users, each section in one of its forms, packed into messages.
 private func checkWeeklyPost(
-    user: String, range: WeeklyChartRange, given: ChartSummary, filtered: ChartSummary, tagFree: Bool, _ input: inout FuzzInput
+    user: String, range: WeeklyChartRange, given: ChartSummary, filtered: ChartSummary, tagFree: Bool, in language: Language,
+    _ input: inout FuzzInput
 ) {
     var entries: [WeeklyEntry] = []
     for index in 0..<input.int(in: 1...8) {
@@ -85,7 +92,7 @@ private func checkWeeklyPost(
         }
         entries.append(WeeklyEntry(user: name, key: name.lowercased(), content: content))
     }
-    for formatter in [ChartFormatter.telegram, ChartFormatter.plain] {
+    for formatter in [ChartFormatter.telegram.speaking(language), ChartFormatter.plain.speaking(language)] {
         let html = formatter.markup == .telegramHTML
         let sections = entries.map(formatter.weeklySection)
         let header = input.bool() ? formatter.weeklyHeader(for: range) : nil

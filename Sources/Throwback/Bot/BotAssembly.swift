@@ -34,8 +34,8 @@ public struct BotAssembly: Sendable {
         public var weeklyMessageLength: Int
         /// Where counters go; a Prometheus registry when `/metrics` is served.
         public var metrics: BotMetrics
-        /// Added to "no such Last.fm user", e.g. the demo's list of users.
-        public var unknownUserHint: String?
+        /// Added to "no such Last.fm user", in the asker's language, e.g. the demo's list of users.
+        public var unknownUserHint: (@Sendable (Language) -> String)?
         /// Draws cover collages; tests swap in one that fails.
         public var collageRenderer: any CollageRendering
         /// Measures a collage's time budget. Separate from `clock`, which tests often make
@@ -62,7 +62,7 @@ public struct BotAssembly: Sendable {
             delivery: OutboxDeliverer.Settings = OutboxDeliverer.Settings(),
             weeklyMessageLength: Int = 4096,
             metrics: BotMetrics = .none,
-            unknownUserHint: String? = nil,
+            unknownUserHint: (@Sendable (Language) -> String)? = nil,
             collageRenderer: any CollageRendering = CollageRenderer(),
             collageClock: any Clock<Duration> = ContinuousClock(),
             chatActionClock: any Clock<Duration> = ContinuousClock(),

@@ -2,33 +2,37 @@ import Logging
 import Telegram
 
 /// What a person sees of the bot before sending it anything: the description in an empty
-/// chat, the short description on its profile, and the command menus. Everyone's menu has
-/// the member commands; group admins' menu adds the admin ones.
+/// chat, the short description on its profile, and the command menus, in each language the
+/// bot speaks. Everyone's menu has the member commands; group admins' menu adds the admin
+/// ones. Command words are the same in every language; their descriptions are translated.
 public struct BotProfile: Sendable {
-    public var description: String
-    public var shortDescription: String
-    public var memberMenu: [BotCommand]
-    public var adminMenu: [BotCommand]
+    /// What people whose Telegram is in one language see.
+    public struct Localized: Sendable {
+        public var language: Language
+        public var description: String
+        public var shortDescription: String
+        public var memberMenu: [BotCommand]
+        public var adminMenu: [BotCommand]
+    }
 
-    public static let standardDescription = """
-        I bring back your music history from Last.fm. Send /throwback and a Last.fm name, \
-        e.g. /throwback alice 3, and I show the albums they played most in this week 3 years ago. \
-        Add me to a group: members /link their Last.fm accounts, admins /track them, and a \
-        weekly throwback of the group can post itself. In any chat, type my username and a name \
-        (e.g. alice 3) to share a throwback there. /help lists every command.
-        """
+    /// English first: the menu and descriptions of everyone whose language has none of its own.
+    public var languages: [Localized]
 
-    public static let standardShortDescription = "Your Last.fm charts of this week, years ago. Works in groups."
+    public static let standardDescription = Language.english.text(.profileDescription)
 
-    public init(commands: [any Command], description: String = Self.standardDescription, shortDescription: String = Self.standardShortDescription) {
-        func menu(_ specs: [CommandSpec]) -> [BotCommand] {
-            specs.map { BotCommand(command: $0.name, description: String($0.summary.prefix(256))) }
-        }
+    public static let standardShortDescription = Language.english.text(.profileShortDescription)
+
+    public init(commands: [any Command]) {
         let specs = commands.map(\.spec)
-        self.description = description
-        self.shortDescription = shortDescription
-        memberMenu = menu(specs.filter { !$0.adminOnly })
-        adminMenu = menu(specs)
+        languages = Language.supported.map { language in
+            func menu(_ specs: [CommandSpec]) -> [BotCommand] {
+                specs.map { BotCommand(command: $0.name, description: String($0.summaryText(in: language).prefix(256))) }
+            }
+            return Localized(
+                language: language, description: language.text(.profileDescription), shortDescription: language.text(.profileShortDescription),
+                memberMenu: menu(specs.filter { !$0.adminOnly }), adminMenu: menu(specs)
+            )
+        }
     }
 
     /// Sets the menus, and the descriptions where they differ from what Telegram has, since
@@ -36,13 +40,16 @@ public struct BotProfile: Sendable {
     /// bot serves anyway. Only cancellation ends it early.
     public func publish(with telegram: any TelegramClient, logger: Logger) async throws {
         do {
-            try await telegram.setMyCommands(memberMenu, scope: .default)
-            try await telegram.setMyCommands(adminMenu, scope: .allChatAdministrators)
-            if try await telegram.send(.getMyDescription()).description != description {
-                _ = try await telegram.send(.setMyDescription(description))
-            }
-            if try await telegram.send(.getMyShortDescription()).shortDescription != shortDescription {
-                _ = try await telegram.send(.setMyShortDescription(shortDescription))
+            for localized in languages {
+                let code = localized.language.menuCode
+                try await telegram.setMyCommands(localized.memberMenu, scope: .default, languageCode: code)
+                try await telegram.setMyCommands(localized.adminMenu, scope: .allChatAdministrators, languageCode: code)
+                if try await telegram.send(.getMyDescription(languageCode: code)).description != localized.description {
+                    _ = try await telegram.send(.setMyDescription(localized.description, languageCode: code))
+                }
+                if try await telegram.send(.getMyShortDescription(languageCode: code)).shortDescription != localized.shortDescription {
+                    _ = try await telegram.send(.setMyShortDescription(localized.shortDescription, languageCode: code))
+                }
             }
         } catch is CancellationError {
             throw CancellationError()

@@ -244,6 +244,7 @@ public struct BotService: Service, CustomStringConvertible {
                     // Telegram answers getUpdates with 409 while a webhook is set; pending updates are kept.
                     try await pollingClient.deleteWebhook()
                 }
+                if let problem = Language.catalogProblem { logger.warning("\(problem)") }
                 try await BotProfile(commands: commands.router.commands).publish(with: pollingClient, logger: logger)
                 return me
             }

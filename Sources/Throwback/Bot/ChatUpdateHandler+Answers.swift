@@ -25,7 +25,7 @@ extension ChatUpdateHandler {
             ready()
             queued(await commit(update, log: log))
         case .reply(let reply)?:
-            let (answer, buttons) = await answer(reply, to: message)
+            let (answer, buttons) = await answer(reply, to: message, in: context.language)
             ready()
             queued(await commit(update, log: log) { transaction in
                 try transaction.saveButtonNames(buttons, at: self.now())
@@ -33,12 +33,13 @@ extension ChatUpdateHandler {
             })
         case let .change(change, then)?:
             ready()
+            let formatter = ChartFormatter.telegram.speaking(context.language)
             let committed = await commit(update, log: log) { transaction in
-                try change(transaction).rendered(with: .telegram).map { [self.text($0, replyingTo: message)] } ?? []
+                try change(transaction).rendered(with: formatter).map { [self.text($0, replyingTo: message)] } ?? []
             }
             // What the change could not save gets an apology, and the update counts as handled.
             if !committed, !Task.isCancelled {
-                queued(await commit(update, log: log) { _ in [self.text(StorageFailure.message, replyingTo: message)] }, .failed)
+                queued(await commit(update, log: log) { _ in [self.text(StorageFailure.message(in: context.language), replyingTo: message)] }, .failed)
             } else if committed {
                 queued(true)
                 await then?()
@@ -52,15 +53,15 @@ extension ChatUpdateHandler {
         committed ? ending : Task.isCancelled ? nil : .failed
     }
 
-    /// A reply to a message: a throwback as its collage where there is one, else text.
-    func answer(_ reply: BotReply, to message: Message) async -> ([OutboxMessage], YearNavigation.Buttons) {
-        let buttons = YearNavigation.buttons(for: reply)
+    /// A reply to a message, in `language`: a throwback as its collage where there is one, else text.
+    func answer(_ reply: BotReply, to message: Message, in language: Language) async -> ([OutboxMessage], YearNavigation.Buttons) {
+        let buttons = YearNavigation.buttons(for: reply, in: language)
         let chat = message.chat.id
         func text(_ html: String) -> TelegramRequest<SentMessage> {
             .sendMessage(chatID: chat, html: html, replyTo: message.messageID, topic: message.topicID, keyboard: buttons.keyboard)
         }
         if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
-            let caption = CollagePhotos.captionFormatter.format(summary)
+            let caption = CollagePhotos.captionFormatter.speaking(language).format(summary)
             let request = TelegramRequest<SentMessage>.sendPhoto(
                 chatID: chat, photo: photo.source, captionHTML: caption, replyTo: message.messageID, topic: message.topicID,
                 keyboard: buttons.keyboard
@@ -68,7 +69,7 @@ extension ChatUpdateHandler {
             // Should Telegram refuse the picture, the outbox sends the caption alone.
             return ([outgoing(request, in: chat, collage: photo.reusableKey)], buttons)
         }
-        return ([outgoing(text(reply.rendered(with: .telegram) ?? ""), in: chat)], buttons)
+        return ([outgoing(text(reply.rendered(with: .telegram.speaking(language)) ?? ""), in: chat)], buttons)
     }
 
     private func text(_ html: String, replyingTo message: Message) -> OutboxMessage {

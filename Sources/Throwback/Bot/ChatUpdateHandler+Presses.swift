@@ -17,18 +17,21 @@ extension ChatUpdateHandler {
             }
             return await done(.refused(by: router.admissionName))
         }
+        let language = arrival.language
         guard let target = await navigation.target(from: query.data) else {
-            await acknowledge(query, "That button doesn’t work any more. Send a new throwback.", by: deadline, log: log)
+            await acknowledge(query, language.text(.pressStale), by: deadline, log: log)
             return await done(.expired)
         }
         let message = query.message.flatMap { $0.isInaccessible ? nil : $0 }
         guard message != nil || query.inlineMessageID != nil else {
-            await acknowledge(query, "That message is too old to change. Send a new throwback.", by: deadline, log: log)
+            await acknowledge(query, language.text(.pressTooOld), by: deadline, log: log)
             return await done(.expired)
         }
         // An inline message is in a chat the bot may not know: the presser's settings apply.
         let chat = message?.chat.id ?? query.from.id
-        var invocation = CommandInvocation(chatID: chat, isPrivateChat: message?.chat.isPrivate ?? true, userID: query.from.id)
+        var invocation = CommandInvocation(
+            chatID: chat, isPrivateChat: message?.chat.isPrivate ?? true, userID: query.from.id, language: language
+        )
         invocation.lastFMUser = target.user
         invocation.yearsAgo = target.yearsAgo
         if case .failure(let refusal) = await router.authorize(throwback, invocation) {
@@ -37,20 +40,20 @@ extension ChatUpdateHandler {
         }
         await acknowledge(query, nil, by: deadline, log: log)
         let minimum = (try? await store.settings(for: chat).minimumPlayCount) ?? 1
-        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
+        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum, in: language)
         guard case .throwback = reply else {
             log.logger.notice("a year button could not be answered", metadata: ["reason": "\(reply.rendered(with: .plain) ?? "")"])
             return await done(.failed)
         }
         guard let message else {
-            let buttons = YearNavigation.buttons(for: reply)
-            await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, logger: log.logger)
+            let buttons = YearNavigation.buttons(for: reply, in: language)
+            await inline.edit(query.inlineMessageID ?? "", to: reply, keyboard: buttons.keyboard, in: language, logger: log.logger)
             return await done(.answered) { transaction in
                 try transaction.saveButtonNames(buttons, at: self.now())
                 return []
             }
         }
-        let (edit, buttons) = await edit(message, to: reply)
+        let (edit, buttons) = await edit(message, to: reply, in: language)
         return await done(.answered) { transaction in
             try transaction.saveButtonNames(buttons, at: self.now())
             return [edit]
@@ -59,14 +62,14 @@ extension ChatUpdateHandler {
 
     /// The edit that shows `reply` in place of `message`. A photo message stays one
     /// (Telegram cannot turn it into text): without a new picture, only its caption changes.
-    private func edit(_ message: Message, to reply: BotReply) async -> (OutboxMessage, YearNavigation.Buttons) {
-        let buttons = YearNavigation.buttons(for: reply)
+    private func edit(_ message: Message, to reply: BotReply, in language: Language) async -> (OutboxMessage, YearNavigation.Buttons) {
+        let buttons = YearNavigation.buttons(for: reply, in: language)
         let (chat, id, keyboard) = (message.chat.id, message.messageID, buttons.keyboard)
         guard message.hasPhoto else {
-            let html = reply.rendered(with: .telegram) ?? ""
+            let html = reply.rendered(with: .telegram.speaking(language)) ?? ""
             return (outgoing(TelegramRequest<IgnoredResult>.editMessageText(chatID: chat, messageID: id, html: html, keyboard: keyboard), in: chat), buttons)
         }
-        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter.speaking(language)) ?? ""
         if case .throwback(.chart(let summary)) = reply, let photo = await photo(of: summary, in: chat) {
             let request = TelegramRequest<SentMessage>.editMessageMedia(
                 chatID: chat, messageID: id, photo: photo.source, captionHTML: caption, keyboard: keyboard

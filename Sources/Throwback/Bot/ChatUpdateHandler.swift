@@ -30,6 +30,8 @@ public final class ChatUpdateHandler: Sendable {
         public var chat: Int64
         var kind: Kind
         var arrivedAt: Duration
+        /// The language the answer is written in.
+        var language: Language = .english
 
         enum Kind: Sendable {
             /// Nothing for the bot to do.
@@ -115,8 +117,10 @@ public final class ChatUpdateHandler: Sendable {
             }
         case .membership(let change):
             await membership(change, arrival: arrival, log: log)
-        case let .message(message, parsed, context, admission):
+        case .message(let message, let parsed, var context, let admission):
             if case .command(let spec, _) = parsed { log.command = spec.name }
+            // Read again in the chat's turn: a `language` just before it in the queue has changed it.
+            context.language = await language(of: message.chat, sender: message.from)
             let kind: CommandUpdateKind = arrival.update.channelPost == nil ? .message : .channelPost
             // Only a throwback's first fetch is slow enough to show that an answer is coming.
             var progress: UInt64?
@@ -129,6 +133,8 @@ public final class ChatUpdateHandler: Sendable {
             await answer(message, parsed, context, admission, update: arrival.update, log: log, kind: kind, since: started, progress: progress)
         case let .press(query, admission):
             log.command = throwback.spec.name
+            var arrival = arrival
+            if let chat = query.message?.chat { arrival.language = await language(of: chat, sender: query.from) }
             if let ending = await press(query, admission, arrival: arrival, log: log) {
                 log.handled(ending, kind: .callbackQuery, after: clock.elapsed() - started)
             }

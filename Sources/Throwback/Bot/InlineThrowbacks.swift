@@ -98,9 +98,10 @@ public struct InlineThrowbacks: Sendable {
               let target = await YearNavigation(store: store).target(from: chosen.resultID)
         else { return }
         let minimum = (try? await store.settings(for: chosen.from.id).minimumPlayCount) ?? 1
-        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum)
+        let language = Language(telegramCode: chosen.from.languageCode)
+        let reply = await throwback.throwback(user: target.user, yearsAgo: target.yearsAgo, minimumPlayCount: minimum, in: language)
         guard case .throwback(.chart(let summary)) = reply, let photo = await photos.photo(for: summary) else { return }
-        let caption = CollagePhotos.captionFormatter.format(summary)
+        let caption = CollagePhotos.captionFormatter.speaking(language).format(summary)
         do {
             let fileID: String
             switch photo {
@@ -116,7 +117,7 @@ public struct InlineThrowbacks: Sendable {
                 if let key = photo.reusableKey { await photos.uploaded(key, as: upload) }
                 fileID = uploaded
             }
-            let keyboard = YearNavigation.buttons(for: reply).keyboard
+            let keyboard = YearNavigation.buttons(for: reply, in: language).keyboard
             _ = try await telegram.send(
                 TelegramRequest.editInlineMessagePhoto(inlineMessageID, fileID: fileID, captionHTML: caption, keyboard: keyboard).patient(for: Self.editPatience)
             )
@@ -131,8 +132,8 @@ public struct InlineThrowbacks: Sendable {
     /// week's collage where it was uploaded before (a text message then becomes a photo),
     /// else as text. Telegram does not say whether the message is text or a photo: text is
     /// tried first, and a photo keeps its picture and changes its caption.
-    func edit(_ inlineMessageID: String, to reply: BotReply, keyboard: InlineKeyboard?, logger: Logger) async {
-        let caption = reply.rendered(with: CollagePhotos.captionFormatter) ?? ""
+    func edit(_ inlineMessageID: String, to reply: BotReply, keyboard: InlineKeyboard?, in language: Language, logger: Logger) async {
+        let caption = reply.rendered(with: CollagePhotos.captionFormatter.speaking(language)) ?? ""
         do {
             if case .throwback(.chart(let summary)) = reply, let fileID = await photos?.uploadedFileID(for: summary) {
                 _ = try await telegram.send(
@@ -142,7 +143,7 @@ public struct InlineThrowbacks: Sendable {
             }
             do {
                 _ = try await telegram.send(
-                    TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram) ?? "", keyboard: keyboard)
+                    TelegramRequest.editInlineMessageText(inlineMessageID, html: reply.rendered(with: .telegram.speaking(language)) ?? "", keyboard: keyboard)
                         .patient(for: Self.editPatience)
                 )
             } catch TelegramError.badRequest(let description) where description.contains("no text in the message") {
@@ -165,36 +166,38 @@ public struct InlineThrowbacks: Sendable {
     /// The answer, how it is counted, and the names its buttons stand for.
     private func answer(to query: InlineQuery) async -> (String, TelegramRequest<TelegramOK>, YearNavigation.Buttons) {
         let asker = query.from.id
+        // Inline mode has no chat of its own: the asker's Telegram language.
+        let language = Language(telegramCode: query.from.languageCode)
+        let noThrowback = language.text(.inlineNoThrowbackTitle)
         func refusal(_ text: String, _ outcome: String) -> (String, TelegramRequest<TelegramOK>, YearNavigation.Buttons) {
-            let result = InlineQueryResult.article(id: "refusal", title: "No throwback", description: String(text.prefix(120)), html: TelegramHTML.escape(text))
+            let result = InlineQueryResult.article(id: "refusal", title: noThrowback, description: String(text.prefix(120)), html: TelegramHTML.escape(text))
             return (outcome, .answerInlineQuery(id: query.id, results: [result], cacheTime: 0, isPersonal: true), YearNavigation.Buttons())
         }
-        var invocation = CommandInvocation(chatID: asker, isPrivateChat: true, userID: asker)
+        var invocation = CommandInvocation(chatID: asker, isPrivateChat: true, userID: asker, language: language)
         if case .refused(let reply) = await router.admit(invocation) {
-            return refusal(reply.rendered(with: .plain) ?? "Too many requests. Try again in a minute.", "refused")
+            return refusal(reply.rendered(with: .plain) ?? language.text(.inlineTooMany), "refused")
         }
         invocation.arguments = query.query.split(whereSeparator: \.isWhitespace).map(String.init)
         let parsed: CommandInvocation
         switch throwback.parse(invocation) {
         case .success(let value): parsed = value
-        case .failure(let error): return refusal(error.problem ?? "Type a Last.fm name and a number of years, e.g. alice 3.", "usage")
+        case .failure(let error): return refusal(error.problem ?? language.text(.inlineUsage), "usage")
         }
         if parsed.lastFMUser == nil, (try? await store.linkedName(of: asker)) == nil {
-            let button = InlineQueryResultsButton(text: "Link your account to use me inline", startParameter: HelpCommand.linkStart)
+            let button = InlineQueryResultsButton(text: language.text(.inlineLink), startParameter: HelpCommand.linkStart)
             return ("not_linked", .answerInlineQuery(id: query.id, results: [], cacheTime: 0, isPersonal: true, button: button), YearNavigation.Buttons())
         }
         let allowed: CommandInvocation
         switch await router.authorize(throwback, parsed) {
         case .success(let value): allowed = value
-        case .failure(let denial): return refusal(denial.reply.rendered(with: .plain) ?? "That throwback isn’t available.", "refused")
+        case .failure(let denial): return refusal(denial.reply.rendered(with: .plain) ?? language.text(.inlineUnavailable), "refused")
         }
-        guard case .reply(let reply) = await throwback.execute(allowed) else { return refusal("No throwback.", "failed") }
+        guard case .reply(let reply) = await throwback.execute(allowed) else { return refusal(language.text(.inlineNoThrowback), "failed") }
         guard case .throwback(.chart(let summary)) = reply else {
             // No week to show (no history then, an unknown user, Last.fm down): say so.
-            let plain = reply.rendered(with: .plain) ?? "No throwback."
-            let article = InlineQueryResult.article(
-                id: "asked", title: "No throwback", description: String(plain.prefix(120)), html: reply.rendered(with: .telegram) ?? TelegramHTML.escape(plain)
-            )
+            let plain = reply.rendered(with: ChartFormatter.plain.speaking(language)) ?? language.text(.inlineNoThrowback)
+            let html = reply.rendered(with: .telegram.speaking(language)) ?? TelegramHTML.escape(plain)
+            let article = InlineQueryResult.article(id: "asked", title: noThrowback, description: String(plain.prefix(120)), html: html)
             return ("answered", .answerInlineQuery(id: query.id, results: [article], cacheTime: 0, isPersonal: parsed.lastFMUser == nil), YearNavigation.Buttons())
         }
         // Telegram shows an answer that is not personal to anyone who types the same text: only
@@ -202,12 +205,14 @@ public struct InlineThrowbacks: Sendable {
         let personal = parsed.lastFMUser == nil || summary.minimumPlayCount != ChatSettings(id: asker).minimumPlayCount
         let cacheTime = personal ? Self.personalCacheTime : Self.cacheTime
         var buttons = YearNavigation.Buttons()
-        var results = [await result(for: summary, buttons: &buttons)]
+        var results = [await result(for: summary, buttons: &buttons, in: language)]
         let namesYears = invocation.arguments.last.flatMap(CommandParser.years) != nil
         if !namesYears {
             for years in Self.moreYears where years != summary.yearsAgo {
-                let more = await throwback.throwback(user: summary.user, yearsAgo: years, minimumPlayCount: summary.minimumPlayCount)
-                if case .throwback(.chart(let other)) = more, !other.albums.isEmpty { results.append(await result(for: other, buttons: &buttons)) }
+                let more = await throwback.throwback(user: summary.user, yearsAgo: years, minimumPlayCount: summary.minimumPlayCount, in: language)
+                if case .throwback(.chart(let other)) = more, !other.albums.isEmpty {
+                    results.append(await result(for: other, buttons: &buttons, in: language))
+                }
             }
         }
         return ("answered", .answerInlineQuery(id: query.id, results: results, cacheTime: cacheTime, isPersonal: personal), buttons)
@@ -215,18 +220,19 @@ public struct InlineThrowbacks: Sendable {
 
     /// A chart as a result: its uploaded collage where there is one, else text; with the ◀ ▶
     /// buttons of a chat reply, whose names join `buttons`.
-    private func result(for summary: ChartSummary, buttons: inout YearNavigation.Buttons) async -> InlineQueryResult {
-        let navigation = YearNavigation.buttons(for: .throwback(.chart(summary)))
+    private func result(for summary: ChartSummary, buttons: inout YearNavigation.Buttons, in language: Language) async -> InlineQueryResult {
+        let navigation = YearNavigation.buttons(for: .throwback(.chart(summary)), in: language)
         buttons.names += navigation.names
         let keyboard = navigation.keyboard
         // The id names the throwback, so that a chosen result can be drawn as a collage.
         let id = YearNavigation.data(for: YearNavigation.Target(user: summary.user, yearsAgo: summary.yearsAgo), names: &buttons.names)
-        let title = "\(summary.user), \(summary.yearsAgo) year\(summary.yearsAgo == 1 ? "" : "s") ago"
+        let title = language.text(.inlineTitle, summary.user, language.yearsAgo(summary.yearsAgo))
         if let fileID = await photos?.uploadedFileID(for: summary) {
-            return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: CollagePhotos.captionFormatter.format(summary), keyboard: keyboard)
+            let caption = CollagePhotos.captionFormatter.speaking(language).format(summary)
+            return .cachedPhoto(id: id, fileID: fileID, title: title, captionHTML: caption, keyboard: keyboard)
         }
         let top = summary.albums.first.map { "\($0.artist) – \($0.name)" }
-        return .article(id: id, title: title, description: top, html: ChartFormatter.telegram.format(summary), keyboard: keyboard)
+        return .article(id: id, title: title, description: top, html: ChartFormatter.telegram.speaking(language).format(summary), keyboard: keyboard)
     }
 
     private func count(_ outcome: String) {

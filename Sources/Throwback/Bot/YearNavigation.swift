@@ -32,11 +32,11 @@ public struct YearNavigation: Sendable {
         public var names: [(key: String, name: String)] = []
     }
 
-    /// The buttons for a reply.
-    public static func buttons(for reply: BotReply) -> Buttons {
+    /// The buttons for a reply, labelled in `language`.
+    public static func buttons(for reply: BotReply, in language: Language = .english) -> Buttons {
         var buttons = Buttons()
         var row: [InlineKeyboard.Button] = []
-        for move in moves(from: reply) {
+        for move in moves(from: reply, in: language) {
             row.append(.init(text: move.label, callbackData: data(for: move.target, names: &buttons.names)))
         }
         buttons.keyboard = row.isEmpty ? nil : InlineKeyboard(rows: [row])
@@ -61,16 +61,16 @@ public struct YearNavigation: Sendable {
 
     /// Where a reply's ◀ and ▶ lead, earlier year first; empty when there is nowhere to go.
     /// Pure, so that a terminal can show the same choices as text.
-    public static func moves(from reply: BotReply) -> [Move] {
+    public static func moves(from reply: BotReply, in language: Language = .english) -> [Move] {
         guard case .throwback(.chart(let summary)) = reply else { return [] }
         var moves: [Move] = []
         let earlier = summary.yearsAgo + 1
         let later = summary.yearsAgo - 1
         if summary.canGoBack, ThrowbackEngine.yearRange.contains(earlier) {
-            moves.append(Move(label: "◀ \(WeekDescription.yearsAgoPhrase(earlier))", target: Target(user: summary.user, yearsAgo: earlier)))
+            moves.append(Move(label: "◀ \(language.yearsAgo(earlier))", target: Target(user: summary.user, yearsAgo: earlier)))
         }
         if summary.canGoForward, ThrowbackEngine.yearRange.contains(later) {
-            moves.append(Move(label: "\(WeekDescription.yearsAgoPhrase(later)) ▶", target: Target(user: summary.user, yearsAgo: later)))
+            moves.append(Move(label: "\(language.yearsAgo(later)) ▶", target: Target(user: summary.user, yearsAgo: later)))
         }
         return moves
     }

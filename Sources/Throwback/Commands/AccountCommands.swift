@@ -14,11 +14,12 @@ public struct LinkCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
-        guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
+        let language = invocation.language
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError(), in: language))) }
+        guard invocation.senderChatID == nil else { return .reply(.text(language.text(.linkAnonymous))) }
         return .change { transaction in
             try transaction.link(telegramUser: invocation.userID, to: name)
-            return .text("Linked you to \(Self.describe(name)). Now “throwback” alone shows your week.")
+            return .text(language.text(.linkDone, Self.describe(name, in: language)))
         }
     }
 }
@@ -33,20 +34,21 @@ public struct UnlinkCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard invocation.senderChatID == nil else { return .reply(.text(anonymousSender)) }
+        let language = invocation.language
+        guard invocation.senderChatID == nil else { return .reply(.text(language.text(.linkAnonymous))) }
         return .change { transaction in
             guard let name = try transaction.unlink(telegramUser: invocation.userID) else {
-                return .text("You have no linked Last.fm account.")
+                return .text(language.text(.unlinkNone))
             }
-            return .text("Unlinked you from \(LinkCommand.describe(name)).")
+            return .text(language.text(.unlinkDone, LinkCommand.describe(name, in: language)))
         }
     }
 }
 
 extension LinkCommand {
     /// “Last.fm user alice”, “ListenBrainz user lb:bob”.
-    static func describe(_ stored: String) -> String {
-        "\((ListenerName(parsing: stored)?.source ?? .lastFM).serviceName) user \(stored)"
+    static func describe(_ stored: String, in language: Language) -> String {
+        language.text(.listenerDescribed, (ListenerName(parsing: stored)?.source ?? .lastFM).serviceName, stored)
     }
 }
 
@@ -64,11 +66,9 @@ public struct IDCommand: Command {
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         guard !invocation.isPrivateChat else {
-            return .reply(.text("Your Telegram user id is \(invocation.userID). Put it in ADMIN_USER_IDS to be an admin of the bot in every chat."))
+            return .reply(.text(invocation.language.text(.idPrivate, String(invocation.userID))))
         }
-        return .reply(.text(
-            "This chat’s id is \(invocation.chatID). Use it as THROWBACK_CHAT_ID, or after an admin command to manage this chat from a private chat with me."
-        ))
+        return .reply(.text(invocation.language.text(.idGroup, String(invocation.chatID))))
     }
 }
 
@@ -96,46 +96,37 @@ public struct HelpCommand: Command {
     public static let linkStart = "link"
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        if inlineMode, invocation.arguments == [Self.linkStart] { return .reply(.text(Self.linking)) }
-        return .reply(.text(Self.render(otherSpecs, inlineMode: inlineMode)))
+        let language = invocation.language
+        if inlineMode, invocation.arguments == [Self.linkStart] { return .reply(.text(language.text(.helpLinking))) }
+        return .reply(.text(Self.render(otherSpecs, inlineMode: inlineMode, in: language)))
     }
 
-    static let linking = """
-        Link your account: send link <your Last.fm name> here, e.g. link alice \
-        (or link lb:name for ListenBrainz, link librefm:name for Libre.fm). \
-        Then type my username and a space in any chat to share a throwback: nothing after it means yours, 1 year ago; \
-        add a number of years, or another name: alice 3.
-        """
-
-    public static func render(_ specs: [CommandSpec], inlineMode: Bool = true) -> String {
-        var lines = [
-            "I bring back your music history from Last.fm, ListenBrainz (lb:name) or Libre.fm (librefm:name). Commands (in groups, start them with /):",
-        ]
+    public static func render(_ specs: [CommandSpec], inlineMode: Bool = true, in language: Language = .english) -> String {
+        var lines = [language.text(.helpIntro)]
         for spec in specs.filter({ !$0.adminOnly }) {
-            lines.append("• \(line(spec))")
+            lines.append("• \(line(spec, in: language))")
         }
         let admin = specs.filter(\.adminOnly)
         if !admin.isEmpty {
-            lines.append("For admins (add a chat id at the end to manage another chat, e.g. a channel):")
-            lines += admin.map { "• \(line($0))" }
+            lines.append(language.text(.helpAdmins))
+            lines += admin.map { "• \(line($0, in: language))" }
         }
-        lines.append("Example: throwback alice 3")
+        lines.append(language.text(.helpExample))
         if inlineMode {
-            lines.append("In any chat, type my username, a space and a name (e.g. alice 3) to share a throwback there.")
+            lines.append(language.text(.helpInline))
         }
         return lines.joined(separator: "\n")
     }
 
-    private static func line(_ spec: CommandSpec) -> String {
-        let aliases = spec.aliases.isEmpty ? "" : " (also \(spec.aliases.joined(separator: ", ")))"
-        return "\(spec.usage)\(aliases): \(spec.summary)"
+    private static func line(_ spec: CommandSpec, in language: Language) -> String {
+        let aliases = spec.aliases.isEmpty ? "" : language.text(.helpAliases, spec.aliases.joined(separator: ", "))
+        return "\(spec.usage(in: language))\(aliases): \(spec.summaryText(in: language))"
     }
 }
 
-/// A link belongs to a person; an anonymous admin posts as the group.
-private let anonymousSender = "You are posting as the group. Send this as yourself to link your own Last.fm account."
-
 /// What the user hears when the database fails.
 enum StorageFailure {
-    static let message = "I couldn’t save that just now. Try again in a minute."
+    static func message(in language: Language) -> String {
+        language.text(.commandStorageFailure)
+    }
 }

@@ -9,7 +9,8 @@ public struct FilterCommand: Command {
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
         invocation.takingTargetChat(andExactly: 1).flatMap { parsed in
             guard let n = Int(parsed.arguments[0]), Self.range.contains(n) else {
-                return .failure(UsageError("The minimum play count is a number from \(Self.range.lowerBound) to \(Self.range.upperBound)."))
+                let language = parsed.language
+                return .failure(UsageError(language.text(.filterRange, language.number(Self.range.lowerBound), language.number(Self.range.upperBound))))
             }
             var numbered = parsed
             numbered.number = n
@@ -18,10 +19,10 @@ public struct FilterCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        let n = invocation.number ?? 1
+        let (n, language) = (invocation.number ?? 1, invocation.language)
         return .change { transaction in
             try transaction.updateSettings(for: invocation.targetChatID) { $0.minimumPlayCount = n }
-            return .text(n == 1 ? "Showing every album again." : "Hiding albums with fewer than \(n) plays.")
+            return .text(n == 1 ? language.text(.filterOff) : language.text(.filterOn, language.count(n, .plays)))
         }
     }
 }
@@ -48,10 +49,10 @@ public struct WeeklyCommand: Command {
             parsed.targetChatID = chat
             parsed.arguments.removeLast()
         }
-        return Self.change(from: parsed.arguments).map { _ in parsed }
+        return Self.change(from: parsed.arguments, in: parsed.language).map { _ in parsed }
     }
 
-    private static func change(from words: [String]) -> Result<Change, UsageError> {
+    private static func change(from words: [String], in language: Language) -> Result<Change, UsageError> {
         switch words.count {
         case 0:
             return .success(.status)
@@ -59,16 +60,16 @@ public struct WeeklyCommand: Command {
             switch words[0].lowercased() {
             case "on": return .success(.toggle(true))
             case "off": return .success(.toggle(false))
-            default: return .failure(UsageError("Say on or off, or a day and a time such as “fri 18:00”."))
+            default: return .failure(UsageError(language.text(.weeklySayOnOrOff)))
             }
         case 2, 3:
-            guard WeeklySchedule.day(words[0]) != nil else { return .failure(UsageError("“\(words[0].prefix(20))” is not a day of the week.")) }
+            guard WeeklySchedule.day(words[0]) != nil else { return .failure(UsageError(language.text(.weeklyNotADay, String(words[0].prefix(20))))) }
             guard let schedule = WeeklySchedule("\(words[0]) \(words[1])") else {
-                return .failure(UsageError("“\(words[1].prefix(20))” is not a time such as 18:00."))
+                return .failure(UsageError(language.text(.weeklyNotATime, String(words[1].prefix(20)))))
             }
             guard words.count == 3 else { return .success(.schedule(schedule, zoneName: nil)) }
             guard TimeZone.named(words[2]) != nil else {
-                return .failure(UsageError("“\(words[2].prefix(40))” is not a time zone such as Europe/Berlin."))
+                return .failure(UsageError(language.text(.weeklyNotAZone, String(words[2].prefix(40)))))
             }
             return .success(.schedule(schedule, zoneName: words[2]))
         default:
@@ -77,7 +78,10 @@ public struct WeeklyCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard case .success(let change) = Self.change(from: invocation.arguments) else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        let language = invocation.language
+        guard case .success(let change) = Self.change(from: invocation.arguments, in: language) else {
+            return .reply(.text(spec.usageMessage(UsageError(), in: language)))
+        }
         let chat = invocation.targetChatID
         // The post goes to the forum topic where it was turned on.
         let topic = chat == invocation.chatID ? invocation.topicID : nil
@@ -105,7 +109,7 @@ public struct WeeklyCommand: Command {
                     $0.weeklySince = since
                 }
             }
-            return .text(controls.status(of: settings))
+            return .text(controls.status(of: settings, in: language))
         }, then: change == .status ? nil : { @Sendable in controls.changes.notify() })
     }
 }
@@ -147,12 +151,12 @@ public struct WeeklyPostControls: Sendable {
     }
 
     /// One line on a chat's weekly post: off, or when the next one is due.
-    func status(of settings: ChatSettings) -> String {
+    func status(of settings: ChatSettings, in language: Language) -> String {
         let time = calendar.time(for: settings)
         guard settings.weeklyPostIsOn(defaultChat: calendar.defaultChat) else {
-            return "The weekly throwback post is off here (\(time)). Turn it on with: weekly on"
+            return language.text(.weeklyStatusOff, time.description)
         }
-        return "The weekly throwback post is on: the next one is due \(time.moment(time.next(after: now())))."
+        return language.text(.weeklyStatusOn, time.moment(time.next(after: now()), in: language))
     }
 }
 
@@ -173,7 +177,7 @@ public struct CoversCommand: Command {
         }
         guard parsed.arguments.count <= 1 else { return .failure(UsageError()) }
         guard parsed.arguments.allSatisfy({ ["on", "off"].contains($0.lowercased()) }) else {
-            return .failure(UsageError("Say on or off."))
+            return .failure(UsageError(parsed.language.text(.coversSayOnOrOff)))
         }
         return .success(parsed)
     }
@@ -181,15 +185,14 @@ public struct CoversCommand: Command {
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         let chat = invocation.targetChatID
         let change = invocation.arguments.first.map { $0.lowercased() == "on" }
+        let language = invocation.language
         return .change { transaction in
             let settings = if let on = change {
                 try transaction.updateSettings(for: chat) { $0.covers = on }
             } else {
                 try transaction.settings(for: chat)
             }
-            return .text(settings.covers
-                ? "Throwbacks here come with a collage of the album covers. Turn it off with: covers off"
-                : "Throwbacks here are text only. Turn the cover collage on with: covers on")
+            return .text(language.text(settings.covers ? .coversOn : .coversOff))
         }
     }
 }

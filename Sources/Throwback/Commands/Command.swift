@@ -22,8 +22,8 @@ public enum CommandResult: Sendable {
     case change(_ commit: @Sendable (StoreTransaction) throws -> BotReply, then: (@Sendable () async -> Void)? = nil)
 
     /// The reply, with the changes committed on their own: for a terminal, where nothing else
-    /// commits with them. A change that cannot be saved is answered with an apology.
-    public func committed(to store: BotStore) async -> BotReply {
+    /// commits with them. A change that cannot be saved is answered with an apology, in `language`.
+    public func committed(to store: BotStore, in language: Language = .english) async -> BotReply {
         switch self {
         case .reply(let reply):
             return reply
@@ -32,7 +32,7 @@ public enum CommandResult: Sendable {
             do {
                 reply = try await store.write(commit)
             } catch {
-                return .text(StorageFailure.message)
+                return .text(StorageFailure.message(in: language))
             }
             await then?()
             return reply
@@ -69,10 +69,23 @@ public struct CommandSpec: Sendable, Equatable {
         self.adminOnly = adminOnly
     }
 
-    /// `throwback [user] [years]`; admin commands show their optional chat id.
-    public var usage: String {
-        let arguments = adminOnly ? [self.arguments, "[chat-id]"].filter { !$0.isEmpty }.joined(separator: " ") : self.arguments
+    /// `throwback [user] [years]`; admin commands show their optional chat id. The command
+    /// word is the same in every language; the arguments' names are translated.
+    public func usage(in language: Language = .english) -> String {
+        let own = argumentsText(in: language)
+        let arguments = adminOnly ? [own, language.text(.argumentsChatID)].filter { !$0.isEmpty }.joined(separator: " ") : own
         return arguments.isEmpty ? name : "\(name) \(arguments)"
+    }
+
+    /// The help line's description, in `language` where the catalogs have one for this command.
+    public func summaryText(in language: Language) -> String {
+        Phrase(rawValue: "summary.\(name)").map { language.text($0) } ?? summary
+    }
+
+    /// The argument synopsis, in `language` where the catalogs have one for this command.
+    func argumentsText(in language: Language) -> String {
+        guard !arguments.isEmpty else { return "" }
+        return Phrase(rawValue: "arguments.\(name)").map { language.text($0) } ?? arguments
     }
 
     /// Whether `word` (lowercased) names this command.
@@ -81,8 +94,8 @@ public struct CommandSpec: Sendable, Equatable {
     }
 
     /// The short reply for a usage error.
-    public func usageMessage(_ error: UsageError) -> String {
-        let hint = "Usage: \(usage)"
+    public func usageMessage(_ error: UsageError, in language: Language = .english) -> String {
+        let hint = language.text(.commandUsage, usage(in: language))
         return error.problem.map { "\($0) \(hint)" } ?? hint
     }
 }
@@ -94,7 +107,7 @@ extension CommandInvocation {
         var copy = self
         if arguments.count == maxArguments + 1 {
             guard let chat = Int64(arguments[arguments.count - 1]) else {
-                return .failure(UsageError("“\(arguments[arguments.count - 1].prefix(40))” is not a chat id."))
+                return .failure(UsageError(language.text(.commandNotAChatID, String(arguments[arguments.count - 1].prefix(40)))))
             }
             copy.targetChatID = chat
             copy.arguments.removeLast()

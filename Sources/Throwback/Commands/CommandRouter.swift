@@ -77,13 +77,14 @@ public struct CommandRouter: Sendable {
             invocation.arguments = arguments
             return observed(await run(command, invocation))
         case .tooLong(let spec):
-            let usage = CommandResult.reply(.text("That is a lot of text for a command. \(spec.usageMessage(UsageError()))"))
+            let language = context.language
+            let usage = CommandResult.reply(.text(language.text(.commandTooLong, spec.usageMessage(UsageError(), in: language))))
             return observed(Routed(result: usage, outcome: CommandOutcome(command: spec.name, chatID: context.chatID, result: .usage)))
         case .unknownCommand(let word):
-            let hint = context.isPrivateChat ? CommandResult.reply(.text("I don’t know “/\(word.prefix(32))”. Send help to see what I can do.")) : nil
+            let hint = context.isPrivateChat ? CommandResult.reply(.text(context.language.text(.commandUnknown, String(word.prefix(32))))) : nil
             return Routed(result: hint, outcome: nil)
         case .notACommand:
-            return Routed(result: context.isPrivateChat ? .reply(.text("I didn’t get that. Send help to see what I can do.")) : nil, outcome: nil)
+            return Routed(result: context.isPrivateChat ? .reply(.text(context.language.text(.commandNotACommand))) : nil, outcome: nil)
         case .addressedToAnotherBot:
             return Routed(result: nil, outcome: nil)
         }
@@ -105,7 +106,7 @@ public struct CommandRouter: Sendable {
     public func reply(to text: String, context: CommandInvocation) async -> BotReply? {
         let message = parse(text, context: context)
         guard let admission = await admission(for: message, context: context),
-              let reply = await result(for: message, context: context, admission: admission).result?.committed(to: store)
+              let reply = await result(for: message, context: context, admission: admission).result?.committed(to: store, in: context.language)
         else { return nil }
         return reply == .silence ? nil : reply
     }
@@ -132,7 +133,8 @@ public struct CommandRouter: Sendable {
             var invocation = try await Self.check(command.guards, invocation, beforeParsing: true)
             switch command.parse(invocation) {
             case .success(let parsed): invocation = parsed
-            case .failure(let error): return Routed(result: .reply(.text(command.spec.usageMessage(error))), outcome: outcome(.usage))
+            case .failure(let error):
+                return Routed(result: .reply(.text(command.spec.usageMessage(error, in: invocation.language))), outcome: outcome(.usage))
             }
             invocation = try await Self.check(command.guards, invocation, beforeParsing: false)
             return Routed(result: await command.execute(invocation), outcome: outcome(.ran))

@@ -15,7 +15,7 @@ public enum CommandSet {
         public var validUser: ValidListenerGuard
         public var weekly: WeeklyPostControls
         /// Added to "no such Last.fm user", e.g. the demo's list of users.
-        public var unknownUserHint: String?
+        public var unknownUserHint: (@Sendable (Language) -> String)?
         /// Whether the commands are answered in Telegram, where inline mode exists, rather
         /// than in a terminal.
         public var inlineMode: Bool
@@ -23,7 +23,7 @@ public enum CommandSet {
         public init(
             engine: ThrowbackEngine, lastFM: any LastFMClient, store: BotStore, rateLimit: RateLimitGuard,
             breaker: CircuitBreaker, admin: AdminGuard, validUser: ValidListenerGuard, weekly: WeeklyPostControls,
-            unknownUserHint: String? = nil, inlineMode: Bool = true
+            unknownUserHint: (@Sendable (Language) -> String)? = nil, inlineMode: Bool = true
         ) {
             self.unknownUserHint = unknownUserHint
             self.inlineMode = inlineMode
@@ -56,6 +56,7 @@ public enum CommandSet {
             ImportCommand(guards: [d.admin, healthy, d.validUser], lastFM: d.lastFM),
             FilterCommand(guards: [d.admin]),
             CoversCommand(guards: [d.admin]),
+            LanguageCommand(guards: [d.admin]),
             WeeklyCommand(guards: [d.admin], controls: d.weekly),
             PostNowCommand(guards: [d.admin], controls: d.weekly),
         ]

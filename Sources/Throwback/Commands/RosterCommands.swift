@@ -18,17 +18,18 @@ public struct TrackCommand: Command {
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        let language = invocation.language
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError(), in: language))) }
         let defaultChat = weekly.calendar.defaultChat
         return .change { transaction in
             let chat = invocation.targetChatID
             if !(try transaction.addToRoster([name], chat: chat, limit: rosterLimit)).isEmpty {
                 let off = !(try transaction.settings(for: chat)).weeklyPostIsOn(defaultChat: defaultChat)
-                return .text("Now tracking \(name)." + (off ? " The weekly post is off here; turn it on with: weekly on" : ""))
+                return .text(language.text(off ? .trackDoneWeeklyOff : .trackDone, name))
             }
             return try transaction.roster(of: chat).contains { $0.nameKey == name.lowercased() }
-                ? .text("\(name) is already tracked.")
-                : .text("The roster is full (\(rosterLimit) users). Untrack someone first.")
+                ? .text(language.text(.trackAlready, name))
+                : .text(language.text(.trackFull, language.count(rosterLimit, .users)))
         }
     }
 }
@@ -45,11 +46,12 @@ public struct UntrackCommand: Command {
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
         // `lastfm:alice` is stored as `alice`; a name no source accepts is looked up as typed.
         let name = ListenerName(parsing: invocation.arguments[0])?.qualified ?? invocation.arguments[0]
+        let language = invocation.language
         return .change { transaction in
             guard let removed = try transaction.removeFromRoster(name, chat: invocation.targetChatID) else {
-                return .text("“\(name.prefix(40))” is not tracked here.")
+                return .text(language.text(.untrackNotTracked, String(name.prefix(40))))
             }
-            return .text("Stopped tracking \(removed.lastFMName).")
+            return .text(language.text(.untrackDone, removed.lastFMName))
         }
     }
 }
@@ -67,7 +69,8 @@ public struct TrackedCommand: Command {
         .change { transaction in
             let roster = try transaction.roster(of: invocation.targetChatID)
             guard !roster.isEmpty else { return .text(Self.emptyRoster(of: invocation)) }
-            return .text("Tracked (\(roster.count)): " + roster.map(\.lastFMName).joined(separator: ", "))
+            let language = invocation.language
+            return .text(language.text(.trackedList, language.number(roster.count), roster.map(\.lastFMName).joined(separator: ", ")))
         }
     }
 }
@@ -75,11 +78,11 @@ public struct TrackedCommand: Command {
 extension TrackedCommand {
     /// What an empty roster says, for `tracked` and `postnow`.
     static func emptyRoster(of invocation: CommandInvocation) -> String {
-        emptyRoster(invocation.targetChatID, askedIn: invocation.chatID)
+        emptyRoster(invocation.targetChatID, askedIn: invocation.chatID, in: invocation.language)
     }
 
-    static func emptyRoster(_ chat: Int64, askedIn asked: Int64) -> String {
-        "Nobody is tracked \(chat == asked ? "here" : "in that chat") yet. Add someone with: track <user>"
+    static func emptyRoster(_ chat: Int64, askedIn asked: Int64, in language: Language) -> String {
+        language.text(chat == asked ? .trackedNoneHere : .trackedNoneThere)
     }
 }
 
@@ -95,32 +98,33 @@ public struct ImportCommand: Command {
             guard let name = parsed.lastFMUser, let listener = ListenerName(parsing: name), listener.source != .lastFM else {
                 return .success(parsed)
             }
-            return .failure(UsageError(Self.onlyLastFM(listener)))
+            return .failure(UsageError(Self.onlyLastFM(listener, in: parsed.language)))
         }
     }
 
     /// Why `import lb:bob` does nothing.
-    static func onlyLastFM(_ listener: ListenerName) -> String {
-        "import reads Last.fm friends only: \(listener.source.serviceName) has no friends list to import "
-            + "(add \(listener.qualified) itself with “track \(listener.qualified)”)."
+    static func onlyLastFM(_ listener: ListenerName, in language: Language) -> String {
+        language.text(.importOnlyLastFM, listener.source.serviceName, listener.qualified)
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError()))) }
+        let language = invocation.language
+        guard let name = invocation.lastFMUser else { return .reply(.text(spec.usageMessage(UsageError(), in: language))) }
         let friends: [String]
         do {
             friends = try await lastFM.allFriends(user: name).map(\.name)
         } catch let error as ListeningError {
-            return .reply(.text(error.userMessage))
+            return .reply(.text(error.userMessage(in: language)))
         } catch {
-            return .reply(.text("Could not read \(name)’s Last.fm friends just now. Try again in a minute."))
+            return .reply(.text(language.text(.importFailed, name)))
         }
-        guard !friends.isEmpty else { return .reply(.text("\(name) has no Last.fm friends to import.")) }
+        guard !friends.isEmpty else { return .reply(.text(language.text(.importNoFriends, name))) }
         return .change { transaction in
             let added = try transaction.addToRoster(friends, chat: invocation.targetChatID, limit: rosterLimit)
-            var text = "Imported \(WeekDescription.count(added.count, "friend")) of \(name); skipped \(friends.count - added.count)"
-            text += added.count < friends.count ? " (already tracked, or the roster is full at \(rosterLimit))." : "."
-            return .text(text)
+            let (imported, skipped) = (language.count(added.count, .friends), language.number(friends.count - added.count))
+            return .text(added.count < friends.count
+                ? language.text(.importDoneSomeSkipped, imported, name, skipped, language.number(rosterLimit))
+                : language.text(.importDone, imported, name, skipped))
         }
     }
 }

@@ -11,9 +11,9 @@ public struct ThrowbackCommand: Command {
     public let guards: [any CommandGuard]
     private let engine: ThrowbackEngine
     private let store: BotStore
-    private let unknownUserHint: String?
+    private let unknownUserHint: (@Sendable (Language) -> String)?
 
-    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard], unknownUserHint: String? = nil) {
+    public init(engine: ThrowbackEngine, store: BotStore, guards: [any CommandGuard], unknownUserHint: (@Sendable (Language) -> String)? = nil) {
         self.unknownUserHint = unknownUserHint
         self.engine = engine
         self.store = store
@@ -26,7 +26,9 @@ public struct ThrowbackCommand: Command {
         // A bare number is years: Last.fm names start with a letter, the others with a prefix.
         if let first = rest.first, CommandParser.years(first) == nil {
             if first.lowercased() != "me" {
-                guard let listener = ListenerName(parsing: first) else { return .failure(UsageError(ListenerName.syntaxHelp(first))) }
+                guard let listener = ListenerName(parsing: first) else {
+                    return .failure(UsageError(ListenerName.syntaxHelp(first, in: invocation.language)))
+                }
                 parsed.lastFMUser = listener.qualified
             }
             rest = rest.dropFirst()
@@ -34,35 +36,35 @@ public struct ThrowbackCommand: Command {
         var years = 1
         if let next = rest.first {
             guard let value = CommandParser.years(next) else {
-                return .failure(UsageError("“\(next.prefix(40))” is not a number of years."))
+                return .failure(UsageError(invocation.language.text(.yearsNotANumber, String(next.prefix(40)))))
             }
             years = value
             rest = rest.dropFirst()
         }
         guard rest.isEmpty else { return .failure(UsageError()) }
         guard ThrowbackEngine.yearRange.contains(years) else {
-            return .failure(UsageError(ThrowbackError.yearsOutOfRange(years).userMessage))
+            return .failure(UsageError(ThrowbackError.yearsOutOfRange(years).userMessage(in: invocation.language)))
         }
         parsed.yearsAgo = years
         return .success(parsed)
     }
 
     public func execute(_ invocation: CommandInvocation) async -> CommandResult {
-        guard let user = invocation.lastFMUser else { return .reply(.text(LinkedAccountGuard.notLinked)) }
+        guard let user = invocation.lastFMUser else { return .reply(.text(invocation.language.text(.linkRequired))) }
         let minimum = (try? await store.settings(for: invocation.chatID).minimumPlayCount) ?? 1
-        return .reply(await throwback(user: user, yearsAgo: invocation.yearsAgo ?? 1, minimumPlayCount: minimum))
+        return .reply(await throwback(user: user, yearsAgo: invocation.yearsAgo ?? 1, minimumPlayCount: minimum, in: invocation.language))
     }
 
-    /// A throwback, with errors turned into their user-facing line.
-    public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int) async -> BotReply {
+    /// A throwback, with errors turned into their user-facing line in `language`.
+    public func throwback(user: String, yearsAgo: Int, minimumPlayCount: Int, in language: Language = .english) async -> BotReply {
         do {
             return .throwback(try await engine.throwback(user: user, yearsAgo: yearsAgo, minimumPlayCount: minimumPlayCount))
         } catch let error as ListeningError {
-            return .text(error.userMessage(hint: unknownUserHint))
+            return .text(error.userMessage(hint: unknownUserHint, in: language))
         } catch let error as ThrowbackError {
-            return .text(error.userMessage)
+            return .text(error.userMessage(in: language))
         } catch {
-            return .text("Something went wrong. Try again in a minute.")
+            return .text(language.text(.commandFailed))
         }
     }
 }

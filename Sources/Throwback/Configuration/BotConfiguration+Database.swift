@@ -10,16 +10,19 @@ extension BotConfiguration {
     /// `DATABASE_URL`, read: a build without the `PostgreSQL` trait refuses it rather than
     /// keep the state in a SQLite file nobody asked for.
     static func databaseURL(_ text: String) throws -> PostgresURL {
-        #if PostgreSQL
+        let url: PostgresURL
         do {
-            return try PostgresURL(text)
+            url = try PostgresURL(text)
         } catch {
             throw ConfigurationError.refused(reason: error.description)
         }
+        #if PostgreSQL
+        return url
         #else
+        _ = url
         throw ConfigurationError.refused(
-            reason: "DATABASE_URL is set, but this vinylogue-bot was built without PostgreSQL: "
-                + "build it with `swift build -c release --traits PostgreSQL` (the Docker image has it), or unset DATABASE_URL to use SQLite"
+            reason: "DATABASE_URL is set, but this vinylogue-bot was built without PostgreSQL: build it with "
+                + "`swift build -c release --traits PostgreSQL` (an image with `--build-arg SWIFT_TRAITS=PostgreSQL`), or unset DATABASE_URL to use SQLite"
         )
         #endif
     }

@@ -45,16 +45,15 @@ public struct DemoListeningData: Sendable {
     }
 
     /// Who the demo knows, in a sentence: what is added to "no such user".
-    public var unknownUserHint: String {
+    public var unknownUserHint: String { unknownUserHint(in: .english) }
+
+    /// The same in `language`.
+    public func unknownUserHint(in language: Language) -> String {
         let names = listeners.map(\.name)
         let example = (lb: names.dropFirst().first ?? names.first ?? "", libreFM: names.dropFirst(2).first ?? names.first ?? "")
-        var text = "The demo knows \(Self.list(names)) (write lb:\(example.lb) or librefm:\(example.libreFM) for their ListenBrainz or Libre.fm accounts)"
-        if !listenBrainzOnly.isEmpty { text += " and \(Self.list(listenBrainzOnly.map { "lb:\($0.name)" }))" }
-        return text + "."
-    }
-
-    private static func list(_ names: [String]) -> String {
-        names.count < 2 ? names.joined() : "\(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")"
+        let all = language.list(names)
+        guard !listenBrainzOnly.isEmpty else { return language.text(.demoKnows, all, example.lb, example.libreFM) }
+        return language.text(.demoKnowsAlso, all, example.lb, example.libreFM, language.list(listenBrainzOnly.map { "lb:\($0.name)" }))
     }
 
     /// A user of Last.fm or Libre.fm, whatever the case of `name`.

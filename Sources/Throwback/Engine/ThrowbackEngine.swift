@@ -77,11 +77,15 @@ public struct ThrowbackEngine: Sendable {
 public enum ThrowbackError: Error, Sendable, Equatable {
     case yearsOutOfRange(Int)
 
-    public var userMessage: String {
+    /// The line a person reads, in `language`.
+    public func userMessage(in language: Language = .english) -> String {
         switch self {
         case .yearsOutOfRange(let years):
+            let most = language.count(ThrowbackEngine.yearRange.upperBound, .years)
             // A number longer than anyone means is not echoed back.
-            "\((-999_999...999_999).contains(years) ? "\(years) years" : "That many years") is out of range: pick 1 to \(ThrowbackEngine.yearRange.upperBound) years."
+            return (-999_999...999_999).contains(years)
+                ? language.text(.yearsOutOfRange, language.count(years, .years), most)
+                : language.text(.yearsWayOutOfRange, most)
         }
     }
 }

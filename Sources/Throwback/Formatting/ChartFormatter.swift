@@ -17,11 +17,21 @@ public struct ChartFormatter: Sendable, Hashable {
     public var markup: Markup
     public var maxAlbums: Int
     public var maxLength: Int
+    /// The language of its words, dates and numbers.
+    public var language: Language
 
-    public init(markup: Markup, maxAlbums: Int = 10, maxLength: Int = 4096) {
+    public init(markup: Markup, maxAlbums: Int = 10, maxLength: Int = 4096, language: Language = .english) {
         self.markup = markup
         self.maxAlbums = max(1, maxAlbums)
         self.maxLength = maxLength
+        self.language = language
+    }
+
+    /// The same formatter, in `language`.
+    public func speaking(_ language: Language) -> ChartFormatter {
+        var copy = self
+        copy.language = language
+        return copy
     }
 
     /// Plain text for a terminal.
@@ -34,12 +44,14 @@ public struct ChartFormatter: Sendable, Hashable {
         case .chart(let summary):
             return format(summary)
         case .noHistory(let user):
-            return "\(bold(user, limit: Self.maxUserLength)) has no listening history on \(Self.service(of: user)) yet."
+            return words(.chartNoHistory, bold(user, limit: Self.maxUserLength), Self.service(of: user))
         case let .beforeHistory(user, yearsAgo, start, earliest):
-            var text = "\(bold(user, limit: Self.maxUserLength))’s \(Self.service(of: user)) history starts in the week of \(WeekDescription.day(start)), "
-                + "so \(WeekDescription.yearsAgoPhrase(yearsAgo)) is too far back."
+            var text = words(
+                .chartBeforeHistory, bold(user, limit: Self.maxUserLength), escape(Self.service(of: user)),
+                escape(WeekDescription.day(start, in: language)), escape(language.yearsAgo(yearsAgo))
+            )
             if let earliest {
-                text += " Try \(WeekDescription.count(earliest, "year")) or fewer."
+                text += " " + escape(language.text(.chartTryFewer, language.count(earliest, .years)))
             }
             return text
         }
@@ -70,14 +82,13 @@ public struct ChartFormatter: Sendable, Hashable {
         var text = FormattedText()
         appendBold(summary.user, limit: Self.maxUserLength, to: &text)
         text.append(literal: " · ")
-        text.append(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo))
+        text.append(escape(WeekDescription.week(summary.range, yearsAgo: summary.yearsAgo, in: language)))
         guard !summary.albums.isEmpty else {
             let reason = summary.hiddenCount > 0
-                ? "Only albums under the \(WeekDescription.count(summary.minimumPlayCount, "play")) filter that week "
-                    + "(\(WeekDescription.count(summary.hiddenCount, "album")) hidden)."
-                : "No scrobbles that week."
+                ? language.text(.chartOnlyFiltered, language.count(summary.minimumPlayCount, .plays), language.count(summary.hiddenCount, .albums))
+                : language.text(.chartNoScrobbles)
             text.append(literal: "\n")
-            text.append(reason)
+            text.append(escape(reason))
             return text.string
         }
         // Where each row ends, to drop rows from the end until the message fits, counting
@@ -111,8 +122,8 @@ public struct ChartFormatter: Sendable, Hashable {
         text.append(literal: " – ")
         appendFitted(album.name, limit: nameLimit, to: &text)
         text.append(literal: " (")
-        text.append(album.playCount)
-        text.append(literal: album.playCount == 1 ? " play)" : " plays)")
+        text.append(escape(language.count(album.playCount, .plays)))
+        text.append(literal: ")")
     }
 
     /// "…and N more albums." and the filter line, each on a line of its own.
@@ -120,10 +131,10 @@ public struct ChartFormatter: Sendable, Hashable {
         var text = ""
         let more = summary.albums.count - shown
         if more > 0 {
-            text += "\n…and \(more) more \(more == 1 ? "album" : "albums")."
+            text += "\n" + escape(language.count(more, .moreAlbums))
         }
         if summary.hiddenCount > 0 {
-            text += "\n\(WeekDescription.count(summary.hiddenCount, "album")) under \(WeekDescription.count(summary.minimumPlayCount, "play")) hidden."
+            text += "\n" + escape(language.text(.chartHiddenUnder, language.count(summary.hiddenCount, .albums), language.count(summary.minimumPlayCount, .plays)))
         }
         return text
     }
@@ -170,6 +181,16 @@ public struct ChartFormatter: Sendable, Hashable {
         if markup == .telegramHTML { out.append(literal: "<b>") }
         appendFitted(text, limit: limit, to: &out)
         if markup == .telegramHTML { out.append(literal: "</b>") }
+    }
+
+    /// `phrase` in the formatter's language and markup: its own words escaped, `arguments`
+    /// (already in the markup) put in as they are.
+    func words(_ phrase: Phrase, _ arguments: String...) -> String {
+        let template = Catalog.shared.template(phrase, in: language)
+        switch markup {
+        case .plain: return template.filled(arguments)
+        case .telegramHTML: return template.filled(arguments) { TelegramHTML.escape($0) }
+        }
     }
 
     func escape(_ text: String) -> String {

@@ -13,7 +13,7 @@ extension ChartFormatter {
 
     /// "This week one year ago: 16–22 Nov 2025".
     public func weeklyHeader(for week: WeeklyChartRange) -> String {
-        bold("This week one year ago: \(WeekDescription.days(of: week))", limit: Self.maxNameLength)
+        bold(language.text(.weeklyHeader, WeekDescription.days(of: week, in: language)), limit: Self.maxNameLength)
     }
 
     /// One user's section.
@@ -23,26 +23,27 @@ extension ChartFormatter {
         let service = (ListenerName(parsing: entry.user)?.source ?? .lastFM).serviceName
         switch entry.content {
         case .quiet:
-            return "\(name): no scrobbles that week."
+            return words(.weeklyQuiet, name)
         case .privateProfile:
-            return "\(name) keeps their \(service) listening data private."
+            return words(.servicePrivate, name, escape(service))
         case .accountGone:
-            return "\(name): \(service) no longer knows this account (renamed or deleted?)."
+            return words(.weeklyAccountGone, name, escape(service))
         case .unavailable:
-            return "\(name): unavailable this week (\(service) did not answer)."
+            return words(.weeklyUnavailable, name, escape(service))
         case let .chart(summary, anniversaries):
             var lines = [name]
             if summary.albums.isEmpty {
-                lines.append("Only albums under \(WeekDescription.count(summary.minimumPlayCount, "play")) that week.")
+                lines.append(escape(language.text(.weeklyOnlyFiltered, language.count(summary.minimumPlayCount, .plays))))
             }
             for (index, album) in summary.albums.prefix(Self.weeklyAlbums).enumerated() {
                 lines.append("\(index + 1). \(line(album, nameLimit: Self.weeklyNameLength))")
             }
             let more = summary.albums.count - Self.weeklyAlbums
-            if more > 0 { lines.append("…and \(more) more \(more == 1 ? "album" : "albums").") }
+            if more > 0 { lines.append(escape(language.count(more, .moreAlbums))) }
             for anniversary in anniversaries {
                 guard let top = anniversary.albums.first else { continue }
-                lines.append("\(WeekDescription.yearsAgoPhrase(anniversary.yearsAgo).capitalizedFirst) this week: \(line(top, nameLimit: Self.weeklyNameLength))")
+                let when = escape(language.yearsAgo(anniversary.yearsAgo).capitalizedFirst)
+                lines.append(words(.weeklyAnniversary, when, line(top, nameLimit: Self.weeklyNameLength)))
             }
             return lines.joined(separator: "\n")
         }

@@ -30,18 +30,16 @@ public actor AdminGuard: CommandGuard {
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
         // Only a group's admins can post on its behalf, and only there does that make them admins.
         if let group = invocation.senderChatID {
-            return group == invocation.targetChatID ? .allow(invocation) : .deny(Self.notAdmin)
+            return group == invocation.targetChatID ? .allow(invocation) : .deny(invocation.language.text(.adminOnly))
         }
         if globalAdmins.contains(invocation.userID) { return .allow(invocation) }
         // A private chat's id is its user's id: people manage their own chat with the bot.
         if invocation.targetChatID == invocation.userID { return .allow(invocation) }
         guard let admins = await administrators(of: invocation.targetChatID) else {
-            return .deny("I can’t see the admins of chat \(invocation.targetChatID); is the bot a member there?")
+            return .deny(invocation.language.text(.adminCannotSee, String(invocation.targetChatID)))
         }
-        return admins.contains(invocation.userID) ? .allow(invocation) : .deny(Self.notAdmin)
+        return admins.contains(invocation.userID) ? .allow(invocation) : .deny(invocation.language.text(.adminOnly))
     }
-
-    static let notAdmin = "Only admins of this chat can do that."
 
     private func administrators(of chat: Int64) async -> Set<Int64>? {
         let now = clock.elapsed()

@@ -46,11 +46,14 @@ public struct CommandInvocation: Sendable, Equatable {
     public var number: Int?
     /// An on/off argument.
     public var toggle: Bool?
+    /// The language the answer is written in: the chat's, or in a private chat the person's.
+    public var language: Language
 
     public init(
         chatID: Int64, isPrivateChat: Bool, userID: Int64, senderChatID: Int64? = nil, topicID: Int64? = nil, messageID: Int64? = nil,
-        arguments: [String] = []
+        arguments: [String] = [], language: Language = .english
     ) {
+        self.language = language
         self.messageID = messageID
         self.chatID = chatID
         self.isPrivateChat = isPrivateChat

@@ -10,6 +10,7 @@ public struct LastFMHealthGuard: CommandGuard {
     }
 
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
-        breaker.state == .open ? .deny(ListeningError.circuitOpen(ScrobbleSource.lastFM.serviceName).userMessage) : .allow(invocation)
+        breaker.state == .open
+            ? .deny(ListeningError.circuitOpen(ScrobbleSource.lastFM.serviceName).userMessage(in: invocation.language)) : .allow(invocation)
     }
 }

@@ -66,10 +66,10 @@ public final class RateLimitGuard: CommandGuard {
         let now = clock.elapsed()
         return state.withLock { state in
             if case .denied(let wait) = Self.take(.user(invocation.senderKey), limits.user, now: now, in: &state) {
-                return Self.deny(.user(invocation.senderKey), wait: wait, who: "you", now: now, in: &state)
+                return Self.deny(.user(invocation.senderKey), wait: wait, who: .rateYou, in: invocation.language, now: now, in: &state)
             }
             if case .denied(let wait) = Self.take(.chat(invocation.chatID), limits.chat, now: now, in: &state) {
-                return Self.deny(.chat(invocation.chatID), wait: wait, who: "this chat", now: now, in: &state)
+                return Self.deny(.chat(invocation.chatID), wait: wait, who: .rateChat, in: invocation.language, now: now, in: &state)
             }
             return .allow(invocation)
         }
@@ -85,10 +85,12 @@ public final class RateLimitGuard: CommandGuard {
     }
 
     /// Says "slow down" once, then stays silent until the wait is over.
-    private static func deny(_ key: Key, wait: Duration, who: String, now: Duration, in state: inout State) -> GuardDecision {
+    private static func deny(
+        _ key: Key, wait: Duration, who: Phrase, in language: Language, now: Duration, in state: inout State
+    ) -> GuardDecision {
         if state.silencedUntil.value(forKey: key, now: now) != nil { return .ignore }
         state.silencedUntil.set(now + wait, forKey: key, expiresAt: now + wait)
         let seconds = max(1, Int(wait.seconds.rounded(.up)))
-        return .deny("Slow down, \(who) sent too many commands: try again in \(seconds)s.")
+        return .deny(language.text(who, String(seconds)))
     }
 }

@@ -13,22 +13,22 @@ import Synchronization
 public final class ValidListenerGuard: CommandGuard {
     private enum Answer: Sendable {
         case exists(String)
-        /// The service's "no such user", as the person reads it.
-        case notFound(String)
+        /// The service's "no such user", said in each asker's language.
+        case notFound(ListeningError)
     }
 
     private let history: any ListeningHistory
     private let clock: ElapsedClock
     private let foundLifetime: Duration
     private let notFoundLifetime: Duration
-    private let unknownUserHint: String?
+    private let unknownUserHint: (@Sendable (Language) -> String)?
     private let answers: SharedBoundedCache<String, Answer>
 
     /// A guard for Last.fm names only.
     public convenience init(
         lastFM: any LastFMClient, clock: any Clock<Duration> = ContinuousClock(),
         foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
-        unknownUserHint: String? = nil
+        unknownUserHint: (@Sendable (Language) -> String)? = nil
     ) {
         self.init(
             history: LastFMHistory(lastFM: lastFM), clock: clock, foundLifetime: foundLifetime, notFoundLifetime: notFoundLifetime,
@@ -40,7 +40,7 @@ public final class ValidListenerGuard: CommandGuard {
     public init(
         history: any ListeningHistory, clock: any Clock<Duration> = ContinuousClock(),
         foundLifetime: Duration = .seconds(24 * 3600), notFoundLifetime: Duration = .seconds(300), capacity: Int = 10_000,
-        unknownUserHint: String? = nil
+        unknownUserHint: (@Sendable (Language) -> String)? = nil
     ) {
         self.unknownUserHint = unknownUserHint
         self.history = history
@@ -53,7 +53,7 @@ public final class ValidListenerGuard: CommandGuard {
     public func check(_ invocation: CommandInvocation) async -> GuardDecision {
         guard let typed = invocation.lastFMUser else { return .allow(invocation) }
         guard let listener = ListenerName(parsing: typed) else {
-            return .deny(ListenerName.syntaxHelp(typed))
+            return .deny(ListenerName.syntaxHelp(typed, in: invocation.language))
         }
         let name = listener.qualified
         let key = name.lowercased()
@@ -66,13 +66,13 @@ public final class ValidListenerGuard: CommandGuard {
             answers.set(.exists(canonical), forKey: key, expiresAt: now + foundLifetime)
             return decision(.exists(canonical), invocation)
         } catch let error as ListeningError where error.unknownName != nil {
-            let answer = Answer.notFound(error.userMessage(hint: unknownUserHint))
+            let answer = Answer.notFound(error)
             answers.set(answer, forKey: key, expiresAt: now + notFoundLifetime)
             return decision(answer, invocation)
         } catch let error as ListeningError {
-            return .deny(error.userMessage)
+            return .deny(error.userMessage(in: invocation.language))
         } catch {
-            return .deny("Could not check that \(listener.source.serviceName) user. Try again in a minute.")
+            return .deny(invocation.language.text(.listenerCheckFailed, listener.source.serviceName))
         }
     }
 
@@ -82,8 +82,8 @@ public final class ValidListenerGuard: CommandGuard {
             var refined = invocation
             refined.lastFMUser = canonical
             return .allow(refined)
-        case .notFound(let message):
-            return .deny(message)
+        case .notFound(let error):
+            return .deny(error.userMessage(hint: unknownUserHint, in: invocation.language))
         }
     }
 }

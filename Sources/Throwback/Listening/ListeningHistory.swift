@@ -22,8 +22,23 @@ public protocol ListeningHistory: Sendable {
 
 extension ListeningError {
     /// The line a person reads, with `hint` after "no such user" (the demo lists its users).
-    func userMessage(hint: String?) -> String {
-        guard unknownName != nil, let hint else { return userMessage }
-        return "\(userMessage) \(hint)"
+    func userMessage(hint: ((Language) -> String)?, in language: Language = .english) -> String {
+        guard unknownName != nil, let hint else { return userMessage(in: language) }
+        return "\(userMessage(in: language)) \(hint(language))"
+    }
+
+    /// A short sentence for the person who asked, in `language`, naming the service that failed.
+    func userMessage(in language: Language) -> String {
+        switch reason {
+        case .userNotFound(let name): language.text(.serviceUserNotFound, service, name)
+        case .privateProfile(let name): language.text(.servicePrivate, name, service)
+        case .credentialsRefused: language.text(.serviceKeyRefused, service)
+        case .rateLimited: language.text(.serviceRateLimited, service)
+        case .temporarilyUnavailable: language.text(.serviceTrouble, service)
+        case .rejected(_, let message):
+            language.text(.serviceRejected, service, message.isEmpty ? language.text(.serviceNoReason) : String(message.prefix(200)))
+        case .transport: language.text(.serviceUnreachable, service)
+        case .undecodable: language.text(.serviceUnreadable, service)
+        }
     }
 }

@@ -93,8 +93,7 @@ public struct ListenerName: Sendable, Hashable, CustomStringConvertible {
     public var description: String { qualified }
 
     /// What a command says when a name is none: the rules of each source.
-    public static func syntaxHelp(_ text: String) -> String {
-        "“\(text.prefix(40))” is not a username: a Last.fm name is 2–15 letters, digits, _ or -, starting with a letter; "
-            + "write lb:name for ListenBrainz, librefm:name for Libre.fm."
+    public static func syntaxHelp(_ text: String, in language: Language = .english) -> String {
+        language.text(.listenerSyntax, String(text.prefix(40)))
     }
 }

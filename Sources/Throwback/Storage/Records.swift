@@ -22,11 +22,15 @@ public struct ChatSettings: Sendable, Equatable {
     /// Unix time of the last `weekly on` or schedule change: a post that fell due before it
     /// was never missed, so it is not caught up. Nil: unchanged since before that was kept.
     public var weeklySince: Int64?
+    /// The language code its admins chose with `language` (`es`, `pt-BR`); nil until they
+    /// do: a group then speaks English, a private chat its person's Telegram language.
+    public var language: String?
 
     public init(
         id: Int64, minimumPlayCount: Int = 1, weeklyPost: Bool? = nil, schedule: String? = nil, scheduleZone: String? = nil,
-        weeklyTopicID: Int64? = nil, active: Bool = true, covers: Bool = true, weeklySince: Int64? = nil
+        weeklyTopicID: Int64? = nil, active: Bool = true, covers: Bool = true, weeklySince: Int64? = nil, language: String? = nil
     ) {
+        self.language = language
         self.weeklySince = weeklySince
         self.id = id
         self.minimumPlayCount = minimumPlayCount
@@ -39,15 +43,15 @@ public struct ChatSettings: Sendable, Equatable {
     }
 
     /// The columns of a `chat` row, in the order `init(row:)` and `arguments` take them.
-    static let columns = "id, minimumPlayCount, weeklyPost, schedule, scheduleZone, weeklyTopicID, active, covers, weeklySince"
+    static let columns = "id, minimumPlayCount, weeklyPost, schedule, scheduleZone, weeklyTopicID, active, covers, weeklySince, language"
     static let select = "SELECT \(columns) FROM chat"
     static let selectOne = "\(select) WHERE id = ?"
     /// Writes a chat's row whether or not it has one.
     static let save = """
-        INSERT INTO chat (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
+        INSERT INTO chat (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET
         minimumPlayCount = excluded.minimumPlayCount, weeklyPost = excluded.weeklyPost, schedule = excluded.schedule,
         scheduleZone = excluded.scheduleZone, weeklyTopicID = excluded.weeklyTopicID, active = excluded.active,
-        covers = excluded.covers, weeklySince = excluded.weeklySince
+        covers = excluded.covers, weeklySince = excluded.weeklySince, language = excluded.language
         """
 
     /// Read by position: every throwback reads its chat's settings.
@@ -61,13 +65,19 @@ public struct ChatSettings: Sendable, Equatable {
         active = try row.get(6)
         covers = try row.get(7)
         weeklySince = try row.get(8)
+        language = try row.get(9)
     }
 
     var arguments: [StoreValue] {
         [
             .integer(id), .integer(Int64(minimumPlayCount)), StoreValue(weeklyPost), StoreValue(schedule), StoreValue(scheduleZone),
-            StoreValue(weeklyTopicID), .boolean(active), .boolean(covers), StoreValue(weeklySince),
+            StoreValue(weeklyTopicID), .boolean(active), .boolean(covers), StoreValue(weeklySince), StoreValue(language),
         ]
+    }
+
+    /// The language its admins chose, if they did (and the bot still speaks it).
+    public var chosenLanguage: Language? {
+        language.flatMap { Language(rawValue: $0) ?? Language(code: $0) }
     }
 
     /// Whether the weekly post is on, given the chat that gets it by default.

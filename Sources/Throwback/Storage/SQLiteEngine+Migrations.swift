@@ -281,6 +281,10 @@ extension SQLiteEngine {
                 CREATE TABLE replica (owner TEXT PRIMARY KEY NOT NULL, seenAt DATETIME NOT NULL);
                 """)
         }
+        migrator.registerMigration("v13: the language each chat's admins chose") { db in
+            // Nil until an admin chooses: a group speaks English, a private chat its person's language.
+            try db.execute(sql: "ALTER TABLE chat ADD COLUMN language TEXT")
+        }
         return migrator
     }
 }

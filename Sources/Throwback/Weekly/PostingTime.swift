@@ -47,8 +47,8 @@ public struct PostingTime: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(schedule) \(zoneName)" }
 
     /// `date` in this schedule's zone, as the weekly replies say it: "Mon 30 Nov, 09:00 (UTC)".
-    public func moment(_ date: Date) -> String {
-        WeekDescription.moment(date, in: zone, named: zoneName)
+    public func moment(_ date: Date, in language: Language = .english) -> String {
+        WeekDescription.moment(date, in: zone, named: zoneName, language: language)
     }
 
     /// The scheduled instant on the local day `days` after the one holding `date`, if that

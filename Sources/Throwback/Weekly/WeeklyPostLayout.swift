@@ -32,8 +32,10 @@ public struct WeeklyPostLayout: Sendable {
 
     /// The messages of a post due at `instant` with these users' entries. With `covers` on, the
     /// post opens with one collage of the roster's combined top albums; without a picture
-    /// (covers off, or none could be drawn), the header opens the first text instead.
-    public func messages(of entries: [WeeklyEntry], dueAt instant: Date, covers: Bool) async -> [WeeklyPostMessage] {
+    /// (covers off, or none could be drawn), the header opens the first text instead. Its
+    /// words are in `language`, the chat's.
+    public func messages(of entries: [WeeklyEntry], dueAt instant: Date, covers: Bool, in language: Language = .english) async -> [WeeklyPostMessage] {
+        let formatter = formatter.speaking(language)
         var header: String? = formatter.weeklyHeader(for: WeeklyPostComposer.week(at: instant))
         var messages: [WeeklyPostMessage] = []
         if let caption = header, covers, let photos, let collage = await photos.collage(of: WeeklyPoster.combinedTopAlbums(of: entries)) {

@@ -24,8 +24,9 @@ public struct WeeklyPostPreview: Sendable {
         self.layout = layout
     }
 
-    /// `chat`'s post due at `instant`, as the poster would compose it.
-    public func draft(chat: Int64, dueAt instant: Date) async throws -> Draft {
+    /// `chat`'s post due at `instant`, as the poster would compose it: in the chat's language,
+    /// or `unchosen` where its admins chose none.
+    public func draft(chat: Int64, dueAt instant: Date, unchosen: Language = .english) async throws -> Draft {
         let settings = try await store.settings(for: chat)
         let roster = try await store.roster(of: chat)
         guard !roster.isEmpty else { return .nobodyTracked }
@@ -34,6 +35,7 @@ public struct WeeklyPostPreview: Sendable {
             entries.append(try await composer.entry(for: user, minimumPlayCount: settings.minimumPlayCount, at: instant))
         }
         if entries.allSatisfy({ $0.content == .unavailable }) { return .lastFMDown }
-        return .messages(await layout.messages(of: entries, dueAt: instant, covers: settings.covers), users: entries.count)
+        let language = settings.chosenLanguage ?? unchosen
+        return .messages(await layout.messages(of: entries, dueAt: instant, covers: settings.covers, in: language), users: entries.count)
     }
 }

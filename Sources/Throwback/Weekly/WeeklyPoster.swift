@@ -112,13 +112,17 @@ public struct WeeklyPoster: Sendable {
     /// Claims a chat's post in a `postnow` command's transaction, forced, so that it counts
     /// as this week's. The reply says why it could not be, or is silence; `finish` then
     /// composes it, once the command has committed.
-    public func claimNow(chat: Int64, dueAt instant: Date, reply: ReplyTarget, in transaction: StoreTransaction) throws -> BotReply {
-        guard !(try transaction.roster(of: chat)).isEmpty else { return .text(TrackedCommand.emptyRoster(chat, askedIn: reply.chatID)) }
+    public func claimNow(
+        chat: Int64, dueAt instant: Date, reply: ReplyTarget, language: Language = .english, in transaction: StoreTransaction
+    ) throws -> BotReply {
+        guard !(try transaction.roster(of: chat)).isEmpty else {
+            return .text(TrackedCommand.emptyRoster(chat, askedIn: reply.chatID, in: language))
+        }
         switch try transaction.claimWeeklyPost(
             chat: chat, week: Self.week(dueAt: instant), dueAt: instant, force: true, owner: owner, lease: Self.lease, reply: reply, now: now()
         ) {
         case .claimed: return .silence
-        case .heldElsewhere, .alreadyPosted: return .text("The weekly post is going out right now.")
+        case .heldElsewhere, .alreadyPosted: return .text(language.text(.weeklyGoingOut))
         }
     }
 
@@ -158,13 +162,13 @@ public struct WeeklyPoster: Sendable {
             return await give(up: progress, as: .lastFMDown, logger: logger)
         }
         let messages = await messages(of: entries, progress: progress, settings: settings)
-        let confirmation = progress.reply.flatMap { reply in
-            reply.chatID == progress.chatID ? nil : answer(
-                "Posted the weekly throwbacks to chat \(progress.chatID) (\(WeekDescription.count(messages.count, "message"))).", to: reply
-            )
+        var confirmation: OutboxMessage?
+        if let reply = progress.reply, reply.chatID != progress.chatID {
+            let language = await language(of: reply)
+            confirmation = answer(language.text(.weeklyPosted, String(progress.chatID), language.count(messages.count, .messages)), to: reply)
         }
         do {
-            let enqueued = try await store.write { [owner, now] transaction -> [OutboxMessage]? in
+            let enqueued = try await store.write { [owner, now, confirmation] transaction -> [OutboxMessage]? in
                 guard try transaction.completeWeeklyPost(progress, owner: owner, at: now()) else { return nil }
                 return try transaction.enqueue(messages + (confirmation.map { [$0] } ?? []), at: now())
             }
@@ -181,7 +185,8 @@ public struct WeeklyPoster: Sendable {
         let expiry = LastFMWeek.nextBoundary(after: Date(timeIntervalSince1970: TimeInterval(progress.week) + 1))
         let chat = progress.chatID
         let topic = settings.weeklyTopicID
-        return await layout.messages(of: entries, dueAt: progress.dueAt, covers: settings.covers).map { message in
+        let language = settings.chosenLanguage ?? .english
+        return await layout.messages(of: entries, dueAt: progress.dueAt, covers: settings.covers, in: language).map { message in
             switch message {
             case let .collage(jpeg, caption):
                 let photo = PhotoSource.upload(InputFile(filename: "week.jpg", contentType: "image/jpeg", data: jpeg))
@@ -202,15 +207,15 @@ public struct WeeklyPoster: Sendable {
     /// Ends a claim nothing was enqueued under: open for another try where that may help, and
     /// with a word to whoever asked for it.
     private func give(up progress: WeeklyPostProgress, as outcome: WeeklyPostOutcome, error: (any Error)? = nil, logger: Logger) async -> WeeklyPostOutcome {
-        let apology: OutboxMessage? = switch outcome {
-        case .lastFMDown: progress.reply.map { answer("Last.fm is having trouble, try again in a minute.", to: $0) }
-        case .storageFailed: progress.reply.map { answer(StorageFailure.message, to: $0) }
-        default: nil
+        var apology: OutboxMessage?
+        if let reply = progress.reply, [.lastFMDown, .storageFailed].contains(outcome) {
+            let language = await language(of: reply)
+            apology = answer(outcome == .lastFMDown ? language.text(.weeklyLastFMDown) : StorageFailure.message(in: language), to: reply)
         }
         do {
             // A forced post that failed is not retried by itself: whoever forced it hears why.
             let retry = outcome == .interrupted || progress.reply == nil
-            let enqueued = try await store.write { [owner, now] transaction in
+            let enqueued = try await store.write { [owner, now, apology] transaction in
                 try transaction.releaseWeeklyPost(progress, owner: owner, retry: retry, at: now())
                 return try transaction.enqueue(apology.map { [$0] } ?? [], at: now())
             }
@@ -222,6 +227,11 @@ public struct WeeklyPoster: Sendable {
     }
 
     /// A one-line answer to `reply`, which waits no longer than replies do.
+    /// The language of the chat that asked for a post: its admins' choice, else English.
+    private func language(of reply: ReplyTarget) async -> Language {
+        (try? await store.settings(for: reply.chatID).chosenLanguage) ?? .english
+    }
+
     private func answer(_ text: String, to reply: ReplyTarget) -> OutboxMessage {
         let html = ChartFormatter.telegram.fitted(text, limit: ChartFormatter.telegram.maxLength)
         return OutboxMessage(

@@ -17,7 +17,7 @@ public struct TelegramWeeklyPosting: WeeklyPosting {
         let reply = ReplyTarget(chatID: invocation.chatID, messageID: invocation.messageID, topicID: invocation.topicID)
         let instant = now()
         return .change({ [poster] transaction in
-            try poster.claimNow(chat: chat, dueAt: instant, reply: reply, in: transaction)
+            try poster.claimNow(chat: chat, dueAt: instant, reply: reply, language: invocation.language, in: transaction)
         }, then: { [poster] in
             await poster.finish(chat: chat, dueAt: instant)
         })
@@ -37,13 +37,14 @@ public struct TerminalWeeklyPosting: WeeklyPosting {
 
     public func postNow(_ invocation: CommandInvocation) async -> CommandResult {
         do {
-            switch try await preview.draft(chat: invocation.targetChatID, dueAt: now()) {
+            // In a terminal the console's language stands for the chat's.
+            switch try await preview.draft(chat: invocation.targetChatID, dueAt: now(), unchosen: invocation.language) {
             case .nobodyTracked: return .reply(.text(TrackedCommand.emptyRoster(of: invocation)))
-            case .lastFMDown: return .reply(.text("Last.fm is having trouble, try again in a minute."))
+            case .lastFMDown: return .reply(.text(invocation.language.text(.weeklyLastFMDown)))
             case .messages(let messages, _): return .reply(.text(messages.map(\.text).joined(separator: "\n\n")))
             }
         } catch {
-            return .reply(.text("The weekly post could not be put together just now. Try again in a minute."))
+            return .reply(.text(invocation.language.text(.weeklyNotComposed)))
         }
     }
 }

@@ -110,6 +110,10 @@ extension PostgresEngine {
             #"CREATE TABLE journalLane (chatID BIGINT PRIMARY KEY, owner TEXT NOT NULL, expiresAt TEXT COLLATE "C" NOT NULL)"#,
             #"CREATE TABLE replica (owner TEXT PRIMARY KEY, seenAt TEXT COLLATE "C" NOT NULL)"#,
         ]),
+        // Nil until an admin chooses: a group speaks English, a private chat its person's language.
+        Migration(identifier: "v13: the language each chat's admins chose", statements: [
+            "ALTER TABLE chat ADD COLUMN language TEXT",
+        ]),
     ]
 
     /// Runs the migrations not yet run, in one transaction that holds the write lock: replicas
