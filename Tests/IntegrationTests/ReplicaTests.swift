@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 import Testing
 import TestLogging
 import TestSupport
@@ -94,10 +95,16 @@ struct ReplicaTests {
         let sent = await pushCommands(harness, chats: 10, count: 10)
         let first = try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database))
         #expect(await first.waitForLog("this replica polls Telegram"))
-        let second = try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database))
+        let port = try Self.freePort()
+        let second = try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database, [
+            "HTTP_PORT": "\(port)",
+        ]))
         // Started: it has set itself up with Telegram, and waits for its turn to poll.
         try await harness.telegram.waitForCalls("deleteWebhook", count: 2)
         try await harness.telegram.waitForDeliveries(30)
+        // It does not poll, and is healthy while the other does.
+        let health = try await CurlTransport().send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/healthz")!))
+        #expect(health.status == 200, "\(String(decoding: health.body, as: UTF8.self))")
         first.kill()
         _ = await first.result()
         // More commands, which only a poller can fetch.

@@ -11,7 +11,8 @@ import Synchronization
 /// answers at all shows the HTTP server the updates arrive on is serving.
 ///
 /// Successful polls are also stamped in the database, at most once per `stampInterval`, so
-/// that `healthcheck` in another process can tell the same without the HTTP endpoint.
+/// that `healthcheck` in another process can tell the same without the HTTP endpoint, and
+/// so that replicas that do not poll (one polls at a time) are healthy while one does.
 public final class BotHealth: Sendable {
     /// The least time between two stamps: a busy bot polls many times a second.
     public static let stampInterval: Duration = .seconds(15)
@@ -20,6 +21,7 @@ public final class BotHealth: Sendable {
     private let clock: ElapsedClock
     private let now: @Sendable () -> Date
     private let allowedSilence: Duration
+    private let pollTimeout: Int
     private let polls = Mutex<(last: Duration?, stamped: Duration?)>((nil, nil))
     private let byWebhook: Bool
     private let webhookIsSet = Mutex(false)
@@ -33,6 +35,7 @@ public final class BotHealth: Sendable {
         self.clock = ElapsedClock(clock)
         self.now = now
         self.allowedSilence = Self.allowedSilence(pollTimeout: pollTimeout)
+        self.pollTimeout = pollTimeout
     }
 
     static func allowedSilence(pollTimeout: Int) -> Duration {
@@ -68,6 +71,11 @@ public final class BotHealth: Sendable {
         if byWebhook {
             guard webhookIsSet.withLock({ $0 }) else { return .failure(Unhealthy(reason: "the webhook has not been set with Telegram yet")) }
             return await Self.check(silence: .zero, allowed: allowedSilence, store: store)
+        }
+        // Among replicas one polls at a time, and stamps its polls in the shared database:
+        // every replica is healthy while those stamps are recent.
+        if store.servesReplicas {
+            return await Self.checkStamped(in: store, pollTimeout: pollTimeout, now: now()).map { _ in () }
         }
         guard let last = polls.withLock({ $0.last }) else { return .failure(Unhealthy(reason: "Telegram has not been polled successfully yet")) }
         return await Self.check(silence: clock.elapsed() - last, allowed: allowedSilence, store: store)
