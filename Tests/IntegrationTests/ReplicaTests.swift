@@ -5,10 +5,6 @@ import TestLogging
 import TestSupport
 import Throwback
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Replicas on one PostgreSQL, as real processes against the fakes: each update handled once
 /// whichever replica receives it, each chat's replies in order, Telegram's flood limits kept
 /// by the bot as a whole, and the work of a replica killed with SIGKILL taken up by the others.
@@ -50,7 +46,7 @@ struct ReplicaTests {
         let harness = try await BotHarness.start()
         let database = try await TestDatabases.freshPostgresDatabase().text
         let sent = await pushCommands(harness, chats: 50, count: 20)
-        let ports = try (0..<3).map { _ in try Self.freePort() }
+        let ports = try (0..<3).map { _ in try FreePort.next() }
         let start = { (port: Int) in
             try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database, [
                 "TELEGRAM_WEBHOOK_URL": "https://bot.example/telegram", "HTTP_PORT": "\(port)",
@@ -95,7 +91,7 @@ struct ReplicaTests {
         let sent = await pushCommands(harness, chats: 10, count: 10)
         let first = try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database))
         #expect(await first.waitForLog("this replica polls Telegram"))
-        let port = try Self.freePort()
+        let port = try FreePort.next()
         let second = try Executable.start(["run"], in: try Executable.temporaryDirectory(), environment: environment(harness, database: database, [
             "HTTP_PORT": "\(port)",
         ]))
@@ -164,20 +160,5 @@ struct ReplicaTests {
         }
         #expect(await harness.telegram.tooManyRequests == 0)
         await harness.stop()
-    }
-
-    /// A TCP port on 127.0.0.1 that nothing listens on now.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileWriteUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -49,7 +49,7 @@ struct PostgresConnectionTests {
 
     @Test func aPortWithoutAServerIsAClearError() async throws {
         var url = server
-        url.port = try closedPort()
+        url.port = try FreePort.next()
         url.password = "hunter2-secret"
         let error = try await #require(throws: PostgresConnectionError.self) { try await url.connect(logger: LogCapture().logger()) }
         #expect(error.description.hasPrefix("cannot connect to PostgreSQL at 127.0.0.1:\(url.port) as \(url.user): "))
@@ -71,25 +71,5 @@ struct PostgresConnectionTests {
         let connection = try await url.connect(logger: LogCapture().logger())
         try await connection.close()
     }
-
-    /// A port that was free a moment ago: bound, then let go.
-    private func closedPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                guard bind(socket, address, length) == 0, getsockname(socket, address, &length) == 0 else {
-                    throw PortError()
-                }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private struct PortError: Error {}
 }
 #endif

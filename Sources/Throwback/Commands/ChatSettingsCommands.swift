@@ -44,11 +44,7 @@ public struct WeeklyCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        var parsed = invocation
-        if let last = parsed.arguments.last, let chat = Int64(last) {
-            parsed.targetChatID = chat
-            parsed.arguments.removeLast()
-        }
+        let parsed = invocation.targetingTheChatNamedLast()
         return Self.change(from: parsed.arguments, in: parsed.language).map { _ in parsed }
     }
 
@@ -169,12 +165,7 @@ public struct CoversCommand: Command {
     public let guards: [any CommandGuard]
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        var parsed = invocation
-        // `covers <chat-id>` asks about another chat, like `covers on <chat-id>` changes it.
-        if let last = parsed.arguments.last, let chat = Int64(last) {
-            parsed.targetChatID = chat
-            parsed.arguments.removeLast()
-        }
+        let parsed = invocation.targetingTheChatNamedLast()
         guard parsed.arguments.count <= 1 else { return .failure(UsageError()) }
         guard parsed.arguments.allSatisfy({ ["on", "off"].contains($0.lowercased()) }) else {
             return .failure(UsageError(parsed.language.text(.coversSayOnOrOff)))

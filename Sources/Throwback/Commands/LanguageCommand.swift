@@ -12,12 +12,7 @@ public struct LanguageCommand: Command {
     }
 
     public func parse(_ invocation: CommandInvocation) -> Result<CommandInvocation, UsageError> {
-        var parsed = invocation
-        // `language <chat-id>` asks about another chat, like `language es <chat-id>` changes it.
-        if let last = parsed.arguments.last, let chat = Int64(last) {
-            parsed.targetChatID = chat
-            parsed.arguments.removeLast()
-        }
+        let parsed = invocation.targetingTheChatNamedLast()
         guard parsed.arguments.count <= 1 else { return .failure(UsageError()) }
         if let code = parsed.arguments.first, Language(code: code) == nil {
             return .failure(UsageError(invocation.language.text(.languageUnknown, String(code.prefix(20)), Language.choices)))

@@ -68,3 +68,16 @@ public struct CommandInvocation: Sendable, Equatable {
     /// admin the group they speak for.
     public var senderKey: Int64 { senderChatID ?? userID }
 }
+
+extension CommandInvocation {
+    /// This invocation with a chat id given as its last argument taken as the chat it
+    /// manages (`covers on <chat-id>`): an admin's way to change another chat's settings.
+    func targetingTheChatNamedLast() -> CommandInvocation {
+        var parsed = self
+        if let last = parsed.arguments.last, let chat = Int64(last) {
+            parsed.targetChatID = chat
+            parsed.arguments.removeLast()
+        }
+        return parsed
+    }
+}
