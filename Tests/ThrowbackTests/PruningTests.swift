@@ -139,6 +139,25 @@ import WeeklyCharts
         #expect(left == enqueued.suffix(4).map(\.id))
     }
 
+    /// Lanes of chats (who sends a chat's messages, who handles its updates) whose leases
+    /// ran out long ago go; a lane held now stays with its holder.
+    @Test(arguments: TestEngine.allCases) func lanesLongRunOutGoAndHeldOnesStay(engine: TestEngine) async throws {
+        let store = try await engine.makeStore()
+        let now = Self.then
+        for table in [LaneTable.outbox, .journal] {
+            _ = try await store.write { transaction in
+                try transaction.takeLanes([1, 2, 3], in: table, owner: "dead", until: now.addingTimeInterval(-7200), at: now.addingTimeInterval(-9000))
+                    .union(transaction.takeLanes([4], in: table, owner: "alive", until: now.addingTimeInterval(30), at: now))
+            }
+        }
+        let pruned = try await Self.pruner(store, now: now).prune()
+        #expect(pruned["outboxLane"] == 3 && pruned["journalLane"] == 3)
+        for table in ["outboxLane", "journalLane"] {
+            let left: [String] = try await store.read { session in try session.column("SELECT owner FROM \(table)") }
+            #expect(left == ["alive"], "\(table)")
+        }
+    }
+
     @Test(arguments: TestEngine.allCases) func aPhotosUploadIsDroppedOnceItIsSettled(engine: TestEngine) async throws {
         let store = try await engine.makeStore()
         let jpeg = Data(repeating: 0xD8, count: 40_000)

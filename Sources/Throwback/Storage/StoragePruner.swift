@@ -108,6 +108,13 @@ public struct StoragePruner: Sendable {
             "DELETE FROM weeklyPost WHERE (chatID, week) IN (SELECT chatID, week FROM weeklyPost WHERE week < ? LIMIT ?)",
             [.integer(Int64(now.timeIntervalSince1970 - lifetimes.weeklyPosts.seconds))]
         )
+        // A lane whose lease ran out long ago is any process's to take: its row says nothing.
+        for table in [LaneTable.outbox, .journal] {
+            pruned[table.rawValue] = try await deleting(
+                "DELETE FROM \(table.rawValue) WHERE chatID IN (SELECT chatID FROM \(table.rawValue) WHERE expiresAt < ? LIMIT ?)",
+                [before(.seconds(3600))]
+            )
+        }
         pruned = pruned.filter { $0.value > 0 }
         if !pruned.isEmpty {
             let rows = pruned.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
