@@ -7,12 +7,14 @@ public struct StoreSizes: Sendable {
     /// The bytes of answers in the listening cache, which `LISTENING_CACHE_MB` bounds; nil
     /// for a database not yet migrated to keep that count.
     public var listeningCacheBytes: Int?
-    /// The database file and its write-ahead log, in bytes.
+    /// The database file and its write-ahead log, in bytes; with PostgreSQL, the database's size.
     public var fileBytes: Int64
+    /// Whether the database is PostgreSQL's rather than a SQLite file.
+    public var isShared = false
 
     /// One line each: the size, then every table's rows.
     public var lines: [String] {
-        var lines = ["Database: \(Self.megabytes(fileBytes)) on disk, with its log."]
+        var lines = [isShared ? "Database: \(Self.megabytes(fileBytes)) in PostgreSQL." : "Database: \(Self.megabytes(fileBytes)) on disk, with its log."]
         for (name, rows) in tables {
             let cache = name.lowercased() == "lastfmcache" ? listeningCacheBytes.map { ", \(Self.megabytes(Int64($0))) of listening data" } ?? "" : ""
             lines.append("  \(name): \(rows) \(rows == 1 ? "row" : "rows")\(cache)")
@@ -38,6 +40,6 @@ extension BotStore {
             let cacheBytes: Int? = try session.tableExists("lastfmCacheSize") ? session.value("SELECT bytes FROM lastfmCacheSize") : nil
             return (tables, cacheBytes)
         }
-        return StoreSizes(tables: tables, listeningCacheBytes: cacheBytes, fileBytes: try engine.storageBytes())
+        return StoreSizes(tables: tables, listeningCacheBytes: cacheBytes, fileBytes: try engine.storageBytes(), isShared: engine.servesReplicas)
     }
 }
