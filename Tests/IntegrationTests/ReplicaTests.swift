@@ -5,6 +5,7 @@ import TestLogging
 import TestSupport
 import Throwback
 
+#if PostgreSQL
 /// Replicas on one PostgreSQL, as real processes against the fakes: each update handled once
 /// whichever replica receives it, each chat's replies in order, Telegram's flood limits kept
 /// by the bot as a whole, and the work of a replica killed with SIGKILL taken up by the others.
@@ -162,3 +163,4 @@ struct ReplicaTests {
         await harness.stop()
     }
 }
+#endif
