@@ -45,7 +45,19 @@ struct Builds {
     func currentBinary() async throws -> URL {
         let scratch = root.appendingPathComponent(".build-static")
         log("building the current vinylogue-bot (release, static Swift runtime) in \(relative(scratch))…")
-        try await run(["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path] + Linking.static.flags)
+        try await ExternalProgram.run(["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path] + Linking.static.flags)
+        return scratch.appendingPathComponent("release/vinylogue-bot")
+    }
+
+    /// This checkout's binary with the `PostgreSQL` trait, built in `.build-static-postgres/`:
+    /// the trait changes what the bot's own modules are compiled with, so it gets a scratch
+    /// path of its own, and measuring it beside the SQLite build never rebuilds either.
+    func currentPostgresBinary() async throws -> URL {
+        let scratch = root.appendingPathComponent(".build-static-postgres")
+        log("building the current vinylogue-bot with PostgreSQL (release, static Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
+        try await ExternalProgram.run(
+            ["swift", "build", "--package-path", root.path, "--scratch-path", scratch.path, "--traits", "PostgreSQL"] + Linking.static.flags
+        )
         return scratch.appendingPathComponent("release/vinylogue-bot")
     }
 
@@ -54,7 +66,7 @@ struct Builds {
     /// sources are extracted once per commit (again if the ref now names another commit, a
     /// branch that moved); the build always runs, and does nothing when it is up to date.
     func binary(at ref: String, linking: Linking) async throws -> (binary: URL, commit: String) {
-        let commit = try await output(["git", "-C", root.path, "rev-parse", "--verify", "\(ref)^{commit}"])
+        let commit = try await ExternalProgram.output(["git", "-C", root.path, "rev-parse", "--verify", "\(ref)^{commit}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let folder = root.appendingPathComponent(".build-compare/\(Self.folderName(ref))")
         let source = folder.appendingPathComponent("src")
@@ -69,7 +81,7 @@ struct Builds {
             try Data(commit.utf8).write(to: stamp)
         }
         log("building \(ref) (release, \(linking) Swift runtime) in \(relative(scratch)); the first time takes several minutes…")
-        try await run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + linking.flags)
+        try await ExternalProgram.run(["swift", "build", "--package-path", source.path, "--scratch-path", scratch.path] + linking.flags)
         return (scratch.appendingPathComponent("release/vinylogue-bot"), commit)
     }
 
@@ -87,9 +99,9 @@ struct Builds {
     /// `git archive <commit> | tar -x -C <folder>`.
     private func extract(_ commit: String, into folder: URL) async throws {
         let pipe = Pipe()
-        let git = Self.tool(["git", "-C", root.path, "archive", "--format=tar", commit])
+        let git = ExternalProgram.make(["git", "-C", root.path, "archive", "--format=tar", commit])
         git.standardOutput = pipe
-        let tar = Self.tool(["tar", "-x", "-C", folder.path])
+        let tar = ExternalProgram.make(["tar", "-x", "-C", folder.path])
         tar.standardInput = pipe
         try tar.run()
         try git.run()
@@ -97,51 +109,8 @@ struct Builds {
         try pipe.fileHandleForReading.close()
         try pipe.fileHandleForWriting.close()
         for (name, process) in [("git archive", git), ("tar", tar)] {
-            let status = await Self.wait(process)
+            let status = await ExternalProgram.wait(process)
             if status != 0 { throw LoadError("\(name) failed (exit status \(status))") }
-        }
-    }
-
-    /// Runs a tool from `PATH`, its output going to our stderr so that progress shows but
-    /// never mixes with the results on stdout.
-    private func run(_ arguments: [String]) async throws {
-        let process = Self.tool(arguments)
-        process.standardOutput = FileHandle.standardError
-        try process.run()
-        let status = await Self.wait(process)
-        if status != 0 { throw LoadError("`\(arguments.prefix(3).joined(separator: " "))…` failed (exit status \(status))") }
-    }
-
-    /// Runs a tool and returns its stdout.
-    private func output(_ arguments: [String]) async throws -> String {
-        let process = Self.tool(arguments)
-        let file = try temporaryDirectory("output").appendingPathComponent("stdout")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        process.standardOutput = handle
-        try process.run()
-        try handle.close()
-        let status = await Self.wait(process)
-        if status != 0 { throw LoadError("`\(arguments.joined(separator: " "))` failed (exit status \(status))") }
-        return try String(contentsOf: file, encoding: .utf8)
-    }
-
-    private static func tool(_ arguments: [String]) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        return process
-    }
-
-    /// Waits on a thread of its own: a build takes minutes, and blocking one of Swift's few
-    /// cooperative threads that long would stall everything else.
-    private static func wait(_ process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
         }
     }
 }

@@ -119,12 +119,16 @@ enum ProcFS {
 
     /// utime + stime from `/proc/<pid>/stat`.
     static func cpuTime(pid: Int32) -> Duration? {
-        guard let text = read("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
-        // The command name (field 2) is in parentheses and may hold spaces; the fields after
-        // it start with field 3 (state), so utime (14) and stime (15) are at offsets 11 and 12.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        // utime (field 14) and stime (15).
+        guard let fields = statFields(pid: pid), fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
         return .milliseconds((user + system) * 1000) / ticksPerSecond
+    }
+
+    /// The fields of `/proc/<pid>/stat` from field 3 (state) on, at offset 0: the command name
+    /// (field 2) is in parentheses and may hold spaces, so the split starts after its last `)`.
+    static func statFields(pid: Int32) -> [Substring]? {
+        guard let text = read("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
     }
 
     /// A `kB` field of `/proc/<pid>/status`, such as `VmRSS`, in bytes.

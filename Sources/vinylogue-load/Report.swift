@@ -51,8 +51,8 @@ enum Report {
 
 extension ThrowbackLoad.Result {
     var rows: [(String, String)] {
-        [
-            ("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate, digits: 3)),
+        let server = serverCPUPerUpdate.map { [("PostgreSQL server's CPU per update (not in the bot's)", Report.milliseconds($0, digits: 3))] } ?? []
+        return [("CPU per update (user+system)", Report.milliseconds(cpuPerUpdate, digits: 3))] + server + [
             ("context switches per update", Report.fixed(contextSwitchesPerUpdate.voluntary, digits: 2) + " voluntary, "
                 + Report.fixed(contextSwitchesPerUpdate.involuntary, digits: 2) + " involuntary"),
             ("anonymous memory (RssAnon), idle", Report.mebibytes(idleAnonymous)),

@@ -18,6 +18,9 @@ struct ThrowbackLoad {
     var covers = true
     /// Added to the bot's environment, over the deployments' malloc tuning.
     var environment: [String: String] = [:]
+    /// The server the bot keeps its state in, in a fresh database of its own (`DATABASE_URL`);
+    /// nil: a fresh SQLite file in the bot's directory.
+    var postgres: PostgresCluster?
     /// Printed as the measurement goes, so a long run shows where it is.
     var progress: @Sendable (String) -> Void = { _ in }
 
@@ -27,7 +30,11 @@ struct ThrowbackLoad {
 
     struct Result {
         var updates: Int
+        /// The bot's own CPU per measured update.
         var cpuPerUpdate: Duration
+        /// The PostgreSQL server's CPU per measured update (all its processes), apart from the
+        /// bot's; nil on SQLite, whose work is the bot's own.
+        var serverCPUPerUpdate: Duration?
         /// Context switches of all the bot's threads per measured update.
         var contextSwitchesPerUpdate: (voluntary: Double, involuntary: Double)
         /// Anonymous resident memory (heap and stacks) at idle with warm caches.
@@ -69,6 +76,8 @@ struct ThrowbackLoad {
             await lastFM.setAlbumChart(user: "alice", from: from, to: from + Fakes.week, albums: Fakes.albums(10))
             if covers { await lastFM.setDefaultCover(.generated) }
         }
+        var environment = environment
+        if let postgres { environment["DATABASE_URL"] = try await postgres.freshDatabase() }
         return try await fakes.measureBot(binary, purpose: "throwbacks", environment: environment) { try await measure($0, fakes) }
     }
 
@@ -103,6 +112,7 @@ struct ThrowbackLoad {
         guard let cpuBefore = child.cpuTime, let switchesBefore = child.contextSwitches else {
             throw LoadError("cannot read /proc/\(child.pid)/stat and task/*/status")
         }
+        let serverBefore = try serverCPUTime()
         let burst = AnonymousMemoryPeak(of: child)
         let start = ContinuousClock.now
         try await send(updates, from: &nextUser, fakes, child, expecting: sentBefore + updates, failIfIncomplete: false)
@@ -111,6 +121,7 @@ struct ThrowbackLoad {
         guard let cpuAfter = child.cpuTime, let switchesAfter = child.contextSwitches, let peakRSS = child.peakResidentBytes else {
             throw LoadError("the bot ended during the measured phase")
         }
+        let serverAfter = try serverCPUTime()
         let lastFMAfter = await fakes.lastFM.count()
         try await Task.sleep(for: .seconds(2))
         let settledAnonymous = child.anonymousBytes ?? 0
@@ -126,6 +137,7 @@ struct ThrowbackLoad {
         let exit = await child.waitForExit(timeout: .seconds(15))
         return Result(
             updates: updates, cpuPerUpdate: (cpuAfter - cpuBefore) / max(1, updates),
+            serverCPUPerUpdate: serverAfter.map { ($0 - (serverBefore ?? .zero)) / max(1, updates) },
             contextSwitchesPerUpdate: (Double(switches.voluntary) / perUpdate, Double(switches.involuntary) / perUpdate),
             idleAnonymous: idleAnonymous, burstPeakAnonymous: burstPeakAnonymous, peakAnonymous: peakAnonymous,
             settledAnonymous: settledAnonymous, idlePSS: idlePSS, settledPSS: settledPSS, peakRSS: peakRSS,
@@ -134,6 +146,13 @@ struct ThrowbackLoad {
             refusals: refusals, exit: exit?.description ?? "did not stop within 15 s of SIGTERM (killed)",
             stderrTail: child.stderrTail()
         )
+    }
+
+    /// The PostgreSQL server's CPU time so far; nil on SQLite.
+    private func serverCPUTime() throws -> Duration? {
+        guard let postgres else { return nil }
+        guard let time = postgres.cpuTime else { throw LoadError("the PostgreSQL server is gone") }
+        return time
     }
 
     /// Queues `count` requests at once, each from a new user in that user's private chat, and

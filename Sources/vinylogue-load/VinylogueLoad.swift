@@ -7,6 +7,7 @@ import Foundation
 ///
 ///     swift run -c release vinylogue-load throwbacks
 ///     swift run -c release vinylogue-load throwbacks --compare 7d75a0a
+///     swift run -c release vinylogue-load throwbacks --postgres --no-covers --rounds 3
 ///     swift run -c release vinylogue-load weekly
 ///
 /// It is a benchmark, not a test: it reports figures and asserts nothing.
@@ -30,9 +31,15 @@ struct BinaryOption: ParsableArguments {
     var binary: String?
 
     func resolve(_ builds: Builds) async throws -> URL {
-        guard let binary else { return try await builds.currentBinary() }
-        let url = URL(fileURLWithPath: binary)
-        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw ValidationError("\(binary) is not an executable file.") }
+        if let given = try Self.executable(binary) { return given }
+        return try await builds.currentBinary()
+    }
+
+    /// The executable file at `path`; nil if no path is given.
+    static func executable(_ path: String?) throws -> URL? {
+        guard let path else { return nil }
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw ValidationError("\(path) is not an executable file.") }
         return url
     }
 }
@@ -63,6 +70,21 @@ struct Throwbacks: AsyncParsableCommand {
     @Option(help: "Rounds of the comparison; each measures both binaries.")
     var rounds = 2
 
+    /// Measures the bot on PostgreSQL beside SQLite: this checkout is also built with the
+    /// `PostgreSQL` trait (in `.build-static-postgres/`), and the two binaries alternate
+    /// rounds as with `--compare`. The PostgreSQL one keeps its state in a throwaway cluster
+    /// this tool makes (`initdb` in a temporary directory, `pg_ctl` on a loopback port), a new
+    /// database each round, and removes at exit, an interrupted or failed run included. Its
+    /// server's CPU per update (all its processes) is reported apart from the bot's.
+    @Flag(help: ArgumentHelp(
+        "Also build this checkout with the PostgreSQL trait and measure it beside the SQLite build, alternating rounds, on a throwaway PostgreSQL server started (and removed) by this tool; the server's CPU is reported apart from the bot's.",
+        discussion: "--binary, if given, is the SQLite side."
+    ))
+    var postgres = false
+
+    @Option(help: "With --postgres: the vinylogue-bot binary built with the PostgreSQL trait to measure (default: build this checkout's in .build-static-postgres/).")
+    var postgresBinary: String?
+
     @Option(help: "How to link the compared ref: static, as this version runs and deploys the bot, or shared, as plain `swift build -c release` did before.")
     var refLinking: Builds.Linking = .static
 
@@ -86,6 +108,8 @@ struct Throwbacks: AsyncParsableCommand {
     func validate() throws {
         guard updates >= 1, warm >= 1 else { throw ValidationError("-n and --warm must be at least 1.") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1.") }
+        if postgres && compare != nil { throw ValidationError("--postgres and --compare each make a comparison of their own: give one.") }
+        if postgresBinary != nil && !postgres { throw ValidationError("--postgres-binary goes with --postgres.") }
         for variable in variables where variable.split(separator: "=", maxSplits: 1).first.map({ $0.isEmpty || !variable.contains("=") }) ?? true {
             throw ValidationError("--env takes NAME=VALUE, not '\(variable)'.")
         }
@@ -93,6 +117,26 @@ struct Throwbacks: AsyncParsableCommand {
 
     func run() async throws {
         let builds = try Builds.findRoot()
+        if postgres {
+            // The PostgreSQL build first: on a first run it is the long one.
+            let postgresBinary: URL
+            if let given = try BinaryOption.executable(self.postgresBinary) { postgresBinary = given } else { postgresBinary = try await builds.currentPostgresBinary() }
+            let sqlite = try await binary.resolve(builds)
+            let cluster = try await PostgresCluster.start()
+            log("a throwaway PostgreSQL server on 127.0.0.1:\(cluster.port)")
+            let report: Result<String, any Error>
+            do {
+                report = .success(try await Comparison(
+                    first: .init(name: "SQLite", binary: sqlite), second: .init(name: "PostgreSQL", binary: postgresBinary, postgres: cluster),
+                    updates: updates, warmUp: warm, rounds: rounds, covers: covers, environment: environment
+                ).run())
+            } catch {
+                report = .failure(error)
+            }
+            cluster.remove()
+            print(try report.get())
+            return
+        }
         if let compare {
             // The ref first: its build is the long one, and it fails early on a bad ref.
             let (refBinary, commit) = try await builds.binary(at: compare, linking: refLinking)
@@ -100,8 +144,8 @@ struct Throwbacks: AsyncParsableCommand {
             let name = commit.hasPrefix(compare) ? compare : "\(compare) (\(commit.prefix(9)))"
             let label = refLinking == .static ? name : "\(name), \(refLinking)"
             print(try await Comparison(
-                current: current, ref: label, refBinary: refBinary, updates: updates, warmUp: warm, rounds: rounds, covers: covers,
-                environment: environment
+                first: .init(name: "current", binary: current), second: .init(name: label, binary: refBinary),
+                updates: updates, warmUp: warm, rounds: rounds, covers: covers, environment: environment
             ).run())
             return
         }
