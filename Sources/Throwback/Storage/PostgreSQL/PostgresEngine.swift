@@ -126,9 +126,11 @@ final class PostgresEngine: StoreEngine {
             // Sent without waiting: the body's first statement waits for them.
             if writing {
                 session.send("BEGIN")
-                session.send("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
-                // Not syncing is PostgreSQL's own choice per transaction: a crash may lose it, never corrupt it.
-                if !synced { session.send("SET LOCAL synchronous_commit = off") }
+                // Not syncing is PostgreSQL's own choice per transaction: a crash may lose it, never
+                // corrupt it. Set with the lock, in one statement rather than two.
+                session.send(synced
+                    ? "SELECT pg_advisory_xact_lock(\(Self.writeLock))"
+                    : "SELECT pg_advisory_xact_lock(\(Self.writeLock)), set_config('synchronous_commit', 'off', true)")
             } else {
                 session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             }
