@@ -29,6 +29,12 @@ public enum Language: String, CaseIterable, Sendable, Hashable, CustomStringConv
     /// The language a code names, in any case, with `-` or `_`; nil for a language the bot
     /// does not speak.
     public init?(code: String) {
+        // Nearly every code Telegram sends is one of ours as written ("en", "de"): a string
+        // switch, before any text is made anew (this runs for every private message).
+        if let exact = Language(rawValue: code), exact != .pseudo {
+            self = exact
+            return
+        }
         let tag = code.lowercased().replacingOccurrences(of: "_", with: "-")
         if let exact = Self.supported.first(where: { $0.rawValue.lowercased() == tag }) {
             self = exact
