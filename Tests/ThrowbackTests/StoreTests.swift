@@ -202,4 +202,35 @@ import TestLogging
         #expect(try await take("a", at: 51))
     }
 
+    /// A flood's chats, their lanes taken and given up and their messages marked as sending a
+    /// batch of rows per statement: each chat another process holds stays that process's, and
+    /// each message another process took stays its.
+    @Test(arguments: TestEngine.allCases) func lanesAndClaimsTakenTogetherLeaveWhatAnotherProcessHolds(engine: TestEngine) async throws {
+        let store = try await engine.makeStore()
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        func take(_ chats: Set<Int64>, _ owner: String, at seconds: TimeInterval) async throws -> Set<Int64> {
+            try await store.write { try $0.takeLanes(chats, in: .outbox, owner: owner, until: start.addingTimeInterval(seconds + 30), at: start.addingTimeInterval(seconds)) }
+        }
+        // Enough chats for batches of every size; "b" holds every third.
+        let chats = Set((1...23).map { Int64($0) })
+        let heldByB = chats.filter { $0 % 3 == 0 }
+        #expect(try await take(heldByB, "b", at: 0) == heldByB)
+        #expect(try await take(chats, "a", at: 10) == chats.subtracting(heldByB))
+        // "a" gives up every lane it asks about: "b"'s stay "b"'s until their leases run out.
+        try await store.write { try $0.releaseLanes(chats, in: .outbox, owner: "a") }
+        #expect(try await take(chats, "c", at: 20) == chats.subtracting(heldByB))
+        #expect(try await take(chats, "c", at: 30) == chats)
+
+        let messages = chats.sorted().map { chat in
+            OutboxMessage(chatID: chat, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: chat, html: "hi"),
+                          expiresAt: start.addingTimeInterval(3600))
+        }
+        let ids = try await store.write { try $0.enqueue(messages, at: start) }.map(\.id)
+        let takenByB = Set(ids.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
+        #expect(try await store.write { try $0.claimForSending(takenByB, owner: "b", at: start) } == takenByB)
+        #expect(try await store.write { try $0.claimForSending(ids, owner: "c", at: start) } == Set(ids).subtracting(takenByB))
+        let owners: [String?] = try await store.read { session in try session.column("SELECT owner FROM outbox ORDER BY id") }
+        #expect(owners == ids.map { takenByB.contains($0) ? "b" : "c" })
+    }
+
 }
