@@ -47,8 +47,11 @@ public final class FloodLimiter: Sendable {
 
     /// Keeps to a share of the overall limit: `1/replicas` of it, for one of that many
     /// processes sending for the same bot (Telegram counts the bot's messages, not a process's).
+    /// Shared, it keeps a tenth in hand: each process's sends reach Telegram after its own
+    /// database write and network delay, and those of several bunch up more than one's.
     public func shareOverall(among replicas: Int) {
-        let limit = max(1, limits.overallPerSecond / max(1, replicas))
+        let replicas = max(1, replicas)
+        let limit = max(1, limits.overallPerSecond * (replicas > 1 ? 9 : 10) / (10 * replicas))
         state.withLock { state in
             if state.overall.limit != limit { state.overall = state.overall.limited(to: limit) }
         }
