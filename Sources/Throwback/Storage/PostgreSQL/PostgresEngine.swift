@@ -88,32 +88,34 @@ final class PostgresEngine: StoreEngine {
     /// A session advisory lock on a connection of the turn's own: PostgreSQL frees it when the
     /// connection ends, so a replica that dies gives its turn up at once.
     func takeTurn(_ role: StoreTurn.Role) async throws -> StoreTurn? {
-        let (url, logger) = (url, logger)
-        let connection: PostgresConnection? = try await withCheckedThrowingContinuation { continuation in
-            // Off the task pool and the write queue: opening a connection waits for the server.
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let connection = try url.connectWaiting(logger: logger)
-                    let session = PostgresSession(connection: connection, texts: PostgresStatementTexts(), logger: logger)
-                    do {
-                        if try session.value("SELECT pg_try_advisory_lock(?)", [.integer(role.rawValue)]) == true { return connection }
-                    } catch {
-                        Self.close(connection)
-                        throw error
-                    }
-                    Self.close(connection)
-                    return nil
-                })
+        let (url, logger, texts) = (url, logger, texts)
+        // Off the write queue too: opening a connection waits for the server.
+        let connection = try await Self.run(on: .global()) { () -> PostgresConnection? in
+            let connection = try url.connectWaiting(logger: logger)
+            let held: Bool
+            do {
+                held = try PostgresSession(connection: connection, texts: texts, logger: logger)
+                    .value("SELECT pg_try_advisory_lock(?)", [.integer(role.rawValue)]) == true
+            } catch {
+                Self.close(connection)
+                throw error
             }
+            if !held { Self.close(connection) }
+            return held ? connection : nil
         }
         guard let connection else { return nil }
         return StoreTurn(isHeld: { !connection.isClosed }, end: { Self.close(connection) })
     }
 
-    /// Runs `work` on the write queue, off the task pool, whose few threads a wait would hold.
+    /// Runs `work` on the write queue.
     private func onWriteQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.run(on: writes, work)
+    }
+
+    /// Runs `work` on `queue`, off the task pool, whose few threads a wait would hold.
+    private static func run<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            writes.async { continuation.resume(with: Result { try work() }) }
+            queue.async { continuation.resume(with: Result { try work() }) }
         }
     }
 
