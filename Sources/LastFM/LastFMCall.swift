@@ -41,20 +41,25 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
     /// `x|album=y` is then not the album `y|album=z`. A value without them keys as it always
     /// has, so the stored cache stays valid.
     public var cacheKey: String {
-        // Scalar by scalar, not with Foundation's `replacingOccurrences`: a key is made for every
-        // warm look-up, and three replacements a value cost 6% of a warm update's CPU.
-        parameters.reduce(method) { key, parameter in
-            var value = String.UnicodeScalarView()
-            for scalar in parameter.value.lowercased().unicodeScalars {
-                switch scalar {
-                case "%": value.append(contentsOf: "%25".unicodeScalars)
-                case "|": value.append(contentsOf: "%7C".unicodeScalars)
-                case "=": value.append(contentsOf: "%3D".unicodeScalars)
-                default: value.append(scalar)
+        // Bytes, not text appended piece by piece: a key is made for every warm look-up, and
+        // escaping scalar by scalar into a `String` cost 4% of a warm burst's instructions. The
+        // three characters are ASCII, so no byte of another character is ever one of them.
+        var key = Array(method.utf8)
+        key.reserveCapacity(parameters.reduce(key.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (name, value) in parameters {
+            key.append(UInt8(ascii: "|"))
+            key.append(contentsOf: name.utf8)
+            key.append(UInt8(ascii: "="))
+            for byte in value.lowercased().utf8 {
+                switch byte {
+                case UInt8(ascii: "%"): key.append(contentsOf: "%25".utf8)
+                case UInt8(ascii: "|"): key.append(contentsOf: "%7C".utf8)
+                case UInt8(ascii: "="): key.append(contentsOf: "%3D".utf8)
+                default: key.append(byte)
                 }
             }
-            return key + "|" + parameter.name + "=" + String(value)
         }
+        return String(decoding: key, as: UTF8.self)
     }
 
     /// Reads a successful response body; throws `JSONNode.Malformed` for one that is not this method's answer.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Telegram
+import Synchronization
 import Testing
 import TestLogging
 @testable import Throwback
@@ -152,6 +153,41 @@ import TestLogging
                 """, [.text("2026-01-01"), .integer(5)]).map { try $0.get("detail") as String }
         }
         #expect(plan.contains { $0.contains("lastfmCacheAlbumInfoByUse") }, "\(plan)")
+    }
+
+    /// A reply's way through the store, from its update's handled mark to its chat's lane given
+    /// up, runs no statement through a table SQLite makes for the run: a `RETURNING`, a list
+    /// of values or a trigger's `IN` list of three each build and zero one, which made a warm
+    /// burst's SQLite work half as dear again.
+    @Test func aRepliesWayThroughTheStoreBuildsNoTableOfItsOwn() async throws {
+        let store = try BotStore.inMemory()
+        let engine = try #require(store.engine as? SQLiteEngine)
+        let traced = Mutex<Set<String>>([])
+        try await engine.database.writeWithoutTransaction { db in
+            db.trace(options: .statement) { event in
+                if case .statement(let statement) = event { traced.withLock { _ = $0.insert(statement.sql) } }
+            }
+        }
+        let (now, later) = (Date(), Date().addingTimeInterval(60))
+        let reply = OutboxMessage(
+            chatID: -1, kind: .reply, request: TelegramRequest<SentMessage>.sendMessage(chatID: -1, html: "x"), expiresAt: later
+        )
+        try await store.write { transaction in
+            try transaction.markHandled(StoreTests.message(1, id: 10), at: now)
+            let id = try #require(try transaction.enqueue([reply], at: now).first?.id)
+            #expect(try transaction.takeLanes([-1], in: .outbox, owner: "a", until: later, at: now) == [-1])
+            #expect(try transaction.claimForSending([id], owner: "a", at: now) == [id])
+            try transaction.recordSent([(id, 5)], at: now)
+            try transaction.releaseLanes([-1], in: .outbox, owner: "a")
+        }
+        let statements = traced.withLock { $0 }.filter { !$0.hasPrefix("--") && !$0.hasPrefix("BEGIN") && !$0.hasPrefix("COMMIT") }
+        #expect(statements.count >= 7, "\(statements)")
+        for sql in statements {
+            let unbound = [StoreValue](repeating: .null, count: sql.filter { $0 == "?" }.count)
+            let program: [String] = try await store.read { session in try session.rows("EXPLAIN " + sql, unbound).map { try $0.get("opcode") } }
+            let buildsATable = program.contains("OpenEphemeral")
+            #expect(!buildsATable, "\(sql)")
+        }
     }
 }
 

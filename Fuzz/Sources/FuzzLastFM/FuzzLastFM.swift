@@ -51,6 +51,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             canGoForward: finder.canMoveForwardOneYear(from: yearsAgo, now: now)
         )
         checkSummary(summary, of: chart, minimum: minimum)
+        for album in chart.albums.prefix(5) { checkCacheKey(artist: album.artist, album: album.name) }
         let html = ChartFormatter.telegram.format(.chart(summary))
         checkTelegramMessage(html, "the chart of \(excerpt(chart.user, limit: 100).debugDescription)")
         _ = ChartFormatter.plain.format(.chart(summary))
@@ -150,6 +151,24 @@ private func checkSummary(_ summary: ChartSummary, of chart: WeeklyAlbumChart, m
     }
     if zip(summary.albums, summary.albums.dropFirst()).contains(where: { $0.playCount < $1.playCount }) {
         violated("ChartSummary: albums not sorted by plays")
+    }
+}
+
+/// A cache key keeps each value apart: its separators inside a value are escaped, and
+/// undoing the escapes gives the value back, lowercased.
+private func checkCacheKey(artist: String, album: String) {
+    let key = LastFMCall<AlbumInfo>.albumInfo(artist: artist, album: album).cacheKey
+    let parts = key.split(separator: "|", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0] == "album.getinfo", parts[1].hasPrefix("artist="), parts[2].hasPrefix("album=") else {
+        return violated("cacheKey: not three parts", excerpt(key, limit: 200).debugDescription)
+    }
+    for (part, value) in [(parts[1].dropFirst(7), artist), (parts[2].dropFirst(6), album)] {
+        if part.contains("=") { violated("cacheKey: an unescaped = in a value", excerpt(key, limit: 200).debugDescription) }
+        let unescaped = part.replacingOccurrences(of: "%7C", with: "|").replacingOccurrences(of: "%3D", with: "=")
+            .replacingOccurrences(of: "%25", with: "%")
+        if !unescaped.utf8.elementsEqual(value.lowercased().utf8) {
+            violated("cacheKey: a value does not come back", excerpt(key, limit: 200).debugDescription)
+        }
     }
 }
 

@@ -220,7 +220,12 @@ private struct Rendering: Hashable, Sendable {
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        // Over the bytes in place where the strings have them (nearly always): walking the
+        // `utf8` views a byte at a time was 3% of a warm burst's instructions.
+        let inPlace = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.count == y.count && (x.baseAddress == y.baseAddress || x.elementsEqual(y)) }
+        }
+        return inPlace.flatMap { $0 } ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// The user and the week tell renderings apart; equality checks the albums.

@@ -12,11 +12,10 @@ extension StoreTransaction {
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
             let parameters = message.request.encodeParameters()
-            let inserted = try session.rows(
-                "INSERT INTO outbox (chatID, kind, state, createdAt, expiresAt) VALUES (?, ?, 'pending', ?, ?) RETURNING id",
+            message.id = try session.insert(
+                "INSERT INTO outbox (chatID, kind, state, createdAt, expiresAt) VALUES (?, ?, 'pending', ?, ?)",
                 [.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt)]
             )
-            message.id = try inserted.first?.get(0) ?? 0
             _ = try session.execute("INSERT INTO outboxBody (id, method, parameters, upload, collage) VALUES (?, ?, ?, ?, ?)", [
                 .integer(message.id), .text(message.request.method), .blob(parameters),
                 StoreValue(message.request.attachments[OutboxCoding.photoPart]?.data), StoreValue(message.photoKey),
@@ -29,17 +28,13 @@ extension StoreTransaction {
     /// each as possibly sent. Returns the ids marked; one left out was taken by another process first.
     func claimForSending(_ ids: some Collection<Int64>, owner: String, at now: Date) throws -> Set<Int64> {
         let (owner, now) = (StoreValue.text(owner), StoreValue.date(now))
-        var claimed: Set<Int64> = []
-        for batch in StoreBatches.cut(ids.sorted()) {
-            for row in try session.rows(Self.claimForSending[batch.count]!, [owner, now] + batch.map { .integer($0) }) {
-                claimed.insert(try row.get(0))
-            }
-        }
-        return claimed
-    }
-
-    private static let claimForSending = StoreBatches.statements { count in
-        "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE state = 'pending' AND id IN (\(StoreBatches.list(count))) RETURNING id"
+        // A statement per message: SQLite runs a list of ids or a `RETURNING` through a table
+        // it makes for the run, which costs more than the statements.
+        return try Set(ids.sorted().filter { id in
+            try session.execute(
+                "UPDATE outbox SET state = 'sending', owner = ?, sendingAt = ? WHERE id = ? AND state = 'pending'", [owner, now, .integer(id)]
+            ) > 0
+        })
     }
 
     /// The chats of `messages` with a message waiting that is older than the first of theirs here.

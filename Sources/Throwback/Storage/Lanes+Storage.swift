@@ -12,27 +12,21 @@ enum LaneTable: String, Sendable {
     case journal = "journalLane"
 
     // A row goes in, or takes over a row whose holder is this owner or whose lease ran out;
-    // only the rows that went in or changed come back.
-    fileprivate var take: [Int: String] { self == .outbox ? Self.takeOutbox : Self.takeJournal }
-    fileprivate var release: [Int: String] { self == .outbox ? Self.releaseOutbox : Self.releaseJournal }
+    // a row held by another is left as it is, and counts no change.
+    fileprivate var take: String { self == .outbox ? Self.takeOutbox : Self.takeJournal }
+    fileprivate var release: String { self == .outbox ? Self.releaseOutbox : Self.releaseJournal }
 
-    private static let takeOutbox = takeStatements(.outbox)
-    private static let takeJournal = takeStatements(.journal)
-    private static let releaseOutbox = releaseStatements(.outbox)
-    private static let releaseJournal = releaseStatements(.journal)
+    private static let takeOutbox = takeStatement(.outbox)
+    private static let takeJournal = takeStatement(.journal)
+    private static let releaseOutbox = "DELETE FROM outboxLane WHERE owner = ? AND chatID = ?"
+    private static let releaseJournal = "DELETE FROM journalLane WHERE owner = ? AND chatID = ?"
 
-    private static func takeStatements(_ table: LaneTable) -> [Int: String] {
-        StoreBatches.statements { count in """
-            INSERT INTO \(table.rawValue) (chatID, owner, expiresAt) VALUES \(StoreBatches.list(count, of: "(?, ?, ?)"))
-            ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
-            WHERE \(table.rawValue).owner = excluded.owner OR \(table.rawValue).expiresAt <= ?
-            RETURNING chatID
-            """
-        }
-    }
-
-    private static func releaseStatements(_ table: LaneTable) -> [Int: String] {
-        StoreBatches.statements { count in "DELETE FROM \(table.rawValue) WHERE owner = ? AND chatID IN (\(StoreBatches.list(count)))" }
+    private static func takeStatement(_ table: LaneTable) -> String {
+        """
+        INSERT INTO \(table.rawValue) (chatID, owner, expiresAt) VALUES (?, ?, ?)
+        ON CONFLICT (chatID) DO UPDATE SET owner = excluded.owner, expiresAt = excluded.expiresAt
+        WHERE \(table.rawValue).owner = excluded.owner OR \(table.rawValue).expiresAt <= ?
+        """
     }
 }
 
@@ -41,13 +35,11 @@ extension StoreTransaction {
     /// those another process holds whose leases have not run out. Returns the chats `owner` holds now.
     func takeLanes(_ chats: Set<Int64>, in table: LaneTable, owner: String, until: Date, at now: Date) throws -> Set<Int64> {
         let (owner, until, now) = (StoreValue.text(owner), StoreValue.date(until), StoreValue.date(now))
-        var held: Set<Int64> = []
-        // In order, so that two processes taking lanes at once lock their rows in one order.
-        for batch in StoreBatches.cut(chats.sorted()) {
-            let rows = try session.rows(table.take[batch.count]!, batch.flatMap { [.integer($0), owner, until] } + [now])
-            for row in rows { held.insert(try row.get(0)) }
-        }
-        return held
+        // In order, so that two processes taking lanes at once lock their rows in one order. A
+        // statement per chat: SQLite runs a list of rows or a `RETURNING` through a table it
+        // makes for the run, which costs more than the statements.
+        let take = table.take
+        return try Set(chats.sorted().filter { chat in try session.execute(take, [.integer(chat), owner, until, now]) > 0 })
     }
 
     /// Moves the end of `owner`'s lease of `chat` to `until`; false if it is no longer theirs.
@@ -59,8 +51,9 @@ extension StoreTransaction {
 
     /// Gives up `owner`'s lanes of `chats`: another process may work on them at once.
     func releaseLanes(_ chats: some Collection<Int64>, in table: LaneTable, owner: String) throws {
-        for batch in StoreBatches.cut(chats.sorted()) {
-            _ = try session.execute(table.release[batch.count]!, [.text(owner)] + batch.map { .integer($0) })
+        let release = table.release
+        for chat in chats.sorted() {
+            _ = try session.execute(release, [.text(owner), .integer(chat)])
         }
     }
 }

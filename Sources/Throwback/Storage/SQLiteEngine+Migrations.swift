@@ -285,6 +285,16 @@ extension SQLiteEngine {
             // Nil until an admin chooses: a group speaks English, a private chat its person's language.
             try db.execute(sql: "ALTER TABLE chat ADD COLUMN language TEXT")
         }
+        migrator.registerMigration("v14: the outbox's settled states named one by one where its pictures are dropped") { db in
+            // `IN` a list of three makes SQLite build a table each time a message's state changes.
+            try db.execute(sql: """
+                DROP TRIGGER outboxUploadDropped;
+                CREATE TRIGGER outboxUploadDropped AFTER UPDATE OF state ON outbox
+                WHEN NEW.state = 'sent' OR NEW.state = 'unconfirmed' OR NEW.state = 'dropped' BEGIN
+                    UPDATE outboxBody SET upload = NULL WHERE id = NEW.id AND upload IS NOT NULL;
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -124,6 +124,11 @@ struct SQLiteSession: StoreSession {
         try SQLiteStatementRun(db.cachedStatement(sql: sql), arguments).changes()
     }
 
+    func insert(_ sql: String, _ arguments: [StoreValue]) throws -> Int64 {
+        _ = try execute(sql, arguments)
+        return db.lastInsertedRowID
+    }
+
     func rows(_ sql: String, _ arguments: [StoreValue], keepPrepared: Bool) throws -> [StoreRow] {
         let statement = keepPrepared ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
         return try SQLiteStatementRun(statement, arguments).rows()

@@ -3,12 +3,17 @@ import Foundation
 /// The store inside one transaction, as its SQL engine runs it: everything above the engine
 /// (`StoreTransaction`, the journal, the outbox, the pruner, the Last.fm cache) speaks to the
 /// database through this alone, in SQL both engines accept (`?` placeholders, upserts by
-/// `ON CONFLICT`, no row ids). Synchronous: a body runs whole on the thread the engine gives
+/// `ON CONFLICT`, no row ids, no `RETURNING` where a statement runs per message). Synchronous: a body runs whole on the thread the engine gives
 /// it, as a commit's writes do today.
 protocol StoreSession {
     /// Runs a statement; returns how many rows it changed. Its SQL is prepared once per
     /// connection and kept, keyed by its text.
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+
+    /// Runs an `INSERT` of one row into a table keyed by an `id` the database numbers, and
+    /// returns that id. Not by `RETURNING`: SQLite gathers a statement's returned rows in a
+    /// table of their own, made and zeroed for every run.
+    func insert(_ sql: String, _ arguments: [StoreValue]) throws -> Int64
 
     /// Runs a query and returns its rows. With `keepPrepared` false the statement is not kept:
     /// for SQL made anew for each call (a list of ids), which would fill the cache.

@@ -114,6 +114,14 @@ extension PostgresEngine {
         Migration(identifier: "v13: the language each chat's admins chose", statements: [
             "ALTER TABLE chat ADD COLUMN language TEXT",
         ]),
+        // The same trigger as SQLite's v14 (which it needed for speed), so that both engines keep one list.
+        Migration(identifier: "v14: the outbox's settled states named one by one where its pictures are dropped", statements: [
+            "DROP TRIGGER outboxUploadDropped ON outbox",
+            """
+            CREATE TRIGGER outboxUploadDropped AFTER UPDATE OF state ON outbox FOR EACH ROW
+            WHEN (NEW.state = 'sent' OR NEW.state = 'unconfirmed' OR NEW.state = 'dropped') EXECUTE FUNCTION outboxUploadDropped()
+            """,
+        ]),
     ]
 
     /// Runs the migrations not yet run, in one transaction that holds the write lock: replicas

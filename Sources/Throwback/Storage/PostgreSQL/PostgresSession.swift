@@ -24,6 +24,10 @@ final class PostgresSession: StoreSession {
         try query(texts.numbered(sql), arguments).metadata.rows ?? 0
     }
 
+    func insert(_ sql: String, _ arguments: [StoreValue]) throws -> Int64 {
+        try value(sql + " RETURNING id", arguments) ?? 0
+    }
+
     func rows(_ sql: String, _ arguments: [StoreValue], keepPrepared: Bool) throws -> [StoreRow] {
         let result = try query(keepPrepared ? texts.numbered(sql) : PostgresStatementTexts.numbering(sql), arguments)
         guard let first = result.rows.first else { return [] }
