@@ -34,10 +34,12 @@ public struct RateWindow: Sendable {
         if times.count > limit { times.removeFirst(times.count - limit) }
     }
 
-    /// Moves the last event to `time`, if later: it happened then, not when it was reserved.
-    public mutating func delayLast(to time: Duration) {
-        guard let last = times.last, time > last else { return }
-        times[times.count - 1] = time
+    /// Moves the last `count` events to `time`, those earlier: they happened then, not when
+    /// they were reserved.
+    public mutating func delayLast(_ count: Int = 1, to time: Duration) {
+        for index in times.indices.suffix(count) where times[index] < time {
+            times[index] = time
+        }
     }
 
     /// Reserves the first free moment at or after `now`.

@@ -88,6 +88,13 @@ public final class FloodLimiter: Sendable {
         }
     }
 
+    /// Records that the last `count` messages reserved overall left only at `now`: their
+    /// moments were reserved before a write that can take a while, and Telegram counts them
+    /// as they arrive, so the overall limit counts from when they went.
+    public func departed(count: Int, now: Duration) {
+        state.withLock { $0.overall.delayLast(count, to: now) }
+    }
+
     /// Records that the last message to `chat` reached Telegram by `now`: Telegram counts a
     /// message when it arrives, which for an upload can be well after it left, so the chat's
     /// next moment counts from then.

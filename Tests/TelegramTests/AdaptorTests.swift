@@ -132,4 +132,20 @@ actor MigrationLog {
         for chat in 0..<30 { #expect(send(limiter, Int64(chat)) == .zero) }
         #expect(limiter.earliestOverall(now: .zero) == .seconds(1) + FloodLimits().margin)
     }
+
+    /// Moments are reserved before the write that marks the messages as sending: a group held
+    /// up by that write counts from when it left, so the next group cannot arrive on its heels
+    /// as the 31st of a second.
+    @Test func aGroupThatLeftLateCountsFromWhenItLeft() {
+        let limiter = FloodLimiter()
+        for chat in 0..<20 { #expect(send(limiter, Int64(chat)) == .zero) }
+        for chat in 20..<30 { #expect(send(limiter, Int64(chat), at: .milliseconds(500)) == .milliseconds(500)) }
+        limiter.departed(count: 10, now: .milliseconds(800))
+        // The first twenty still count from 0 s; the ten from 0.8 s.
+        #expect(limiter.earliestOverall(now: .zero) == .seconds(1) + FloodLimits().margin)
+        #expect(limiter.earliestOverall(now: .zero, count: 21) == .milliseconds(1800) + FloodLimits().margin)
+        // Never earlier than reserved.
+        limiter.departed(count: 30, now: .milliseconds(100))
+        #expect(limiter.earliestOverall(now: .zero, count: 30) == .milliseconds(1800) + FloodLimits().margin)
+    }
 }

@@ -160,7 +160,7 @@ private func checkCacheKey(artist: String, album: String) {
     let key = LastFMCall<AlbumInfo>.albumInfo(artist: artist, album: album).cacheKey
     let parts = key.split(separator: "|", omittingEmptySubsequences: false)
     guard parts.count == 3, parts[0] == "album.getinfo", parts[1].hasPrefix("artist="), parts[2].hasPrefix("album=") else {
-        return violated("cacheKey: not three parts", excerpt(key, limit: 200).debugDescription)
+        violated("cacheKey: not three parts", excerpt(key, limit: 200).debugDescription)
     }
     for (part, value) in [(parts[1].dropFirst(7), artist), (parts[2].dropFirst(6), album)] {
         if part.contains("=") { violated("cacheKey: an unescaped = in a value", excerpt(key, limit: 200).debugDescription) }

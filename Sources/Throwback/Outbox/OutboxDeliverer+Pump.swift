@@ -26,7 +26,9 @@ extension OutboxDeliverer {
                 switch next() {
                 case .send(let batch):
                     // Marked as sending together, in one write, right before they go.
-                    for (message, claim) in await claim(batch) {
+                    let claims = await claim(batch)
+                    limiter.departed(count: batch.count, now: clock.elapsed())
+                    for (message, claim) in claims {
                         switch claim {
                         case .claimed:
                             sent += 1
