@@ -116,11 +116,13 @@ public final class ChatUpdateHandler: Sendable {
         case .membership(let change):
             await membership(change, arrival: arrival, log: log)
         case .message:
-            await message(arrival, log: log, since: started)
+            await answerMessage(arrival, log: log, since: started)
         case .press:
-            await press(arrival, log: log, since: started)
-        case .chosen, .inline:
-            await inlineMode(arrival, log: log)
+            await answerPress(arrival, log: log, since: started)
+        case .chosen(let chosen):
+            await noteChosen(chosen, arrival: arrival, log: log)
+        case .inline(let query):
+            await answerInline(query, arrival: arrival, log: log)
         }
     }
 
@@ -136,8 +138,10 @@ public final class ChatUpdateHandler: Sendable {
         }
     }
 
+    // A message and a press take their payload out of the arrival here, not in `handle`,
+    // whose frame would otherwise hold it.
     @inline(never)
-    private func message(_ arrival: Arrival, log: UpdateLog, since started: Duration) async {
+    private func answerMessage(_ arrival: Arrival, log: UpdateLog, since started: Duration) async {
         guard case .message(let message, let parsed, var context, let admission) = arrival.kind else { return }
         var log = log
         if case .command(let spec, _) = parsed { log.command = spec.name }
@@ -156,7 +160,7 @@ public final class ChatUpdateHandler: Sendable {
     }
 
     @inline(never)
-    private func press(_ arrival: Arrival, log: UpdateLog, since started: Duration) async {
+    private func answerPress(_ arrival: Arrival, log: UpdateLog, since started: Duration) async {
         guard case .press(let query, let admission) = arrival.kind else { return }
         var (log, arrival) = (log, arrival)
         log.command = throwback.spec.name
@@ -167,21 +171,21 @@ public final class ChatUpdateHandler: Sendable {
     }
 
     @inline(never)
-    private func inlineMode(_ arrival: Arrival, log: UpdateLog) async {
+    private func noteChosen(_ chosen: ChosenInlineResult, arrival: Arrival, log: UpdateLog) async {
         var log = log
         log.command = "inline"
-        switch arrival.kind {
-        case .chosen(let chosen):
-            await inline.sent(chosen, logger: log.logger)
-            await commit(arrival.update, log: log)
-        case .inline(let query):
-            let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: log.logger)
-            await commit(arrival.update, log: log) { transaction in
-                try transaction.saveButtonNames(buttons, at: self.now())
-                return []
-            }
-        default:
-            return
+        await inline.sent(chosen, logger: log.logger)
+        await commit(arrival.update, log: log)
+    }
+
+    @inline(never)
+    private func answerInline(_ query: InlineQuery, arrival: Arrival, log: UpdateLog) async {
+        var log = log
+        log.command = "inline"
+        let buttons = await inline.answer(query, arrivedAt: arrival.arrivedAt, logger: log.logger)
+        await commit(arrival.update, log: log) { transaction in
+            try transaction.saveButtonNames(buttons, at: self.now())
+            return []
         }
     }
 
