@@ -64,6 +64,7 @@ struct BotHarness {
         await telegram.stop()
         await lastFM.stop()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+        try? FileManager.default.removeItem(at: configuration().coverCacheDirectory)
     }
 
     /// The configuration a person would write for these fakes.

@@ -33,7 +33,9 @@ public final class ChatUpdateHandler: Sendable {
         /// The language the answer is written in.
         var language: Language = .english
 
-        enum Kind: Sendable {
+        /// Boxed: a message's case is half a kilobyte, and every async frame that holds an
+        /// arrival (the queue's, each worker's) would otherwise keep room for it.
+        indirect enum Kind: Sendable {
             /// Nothing for the bot to do.
             case ignored
             /// A group became a supergroup.

@@ -2,11 +2,13 @@ import Foundation
 
 /// The bot's words in every language, read once from the catalogs that ship next to the
 /// binary (`vinylogue-bot_Throwback.resources/Catalogs/<code>.lproj`): sentences from
-/// `Localizable.strings` through Foundation's `Bundle`, counted words from
-/// `Plurals.stringsdict` (see `PluralCategory` for why not through `Bundle`).
+/// `Localizable.strings`, counted words from `Plurals.stringsdict` (see `PluralCategory`
+/// for why neither goes through `Bundle`).
 ///
-/// Whatever is missing, a whole folder or a key, is said in English; `problem` says what was
-/// missing, for one warning at start.
+/// English is the text built into the binary (`Phrase.english`, `Counted.english`), which
+/// `en.lproj` repeats for translators (a test keeps the two the same). Whatever another
+/// language's catalog misses, the whole folder or a key, is said in English; `problem` says
+/// what was missing, for one warning at start.
 final class Catalog: Sendable {
     /// The catalogs found next to the running binary.
     static let shared = Catalog(folder: CatalogFolder.locate())
@@ -18,37 +20,36 @@ final class Catalog: Sendable {
 
     init(folder: URL?) {
         let english = Self.english
-        var phrases: [Language: [Phrase: Template]] = [:]
-        var plurals: [Language: [Counted: [PluralCategory: Template]]] = [:]
+        var phrases: [Language: [Phrase: Template]] = [.english: english.phrases]
+        var plurals: [Language: [Counted: [PluralCategory: Template]]] = [.english: english.plurals]
         var missing: [String] = []
-        for language in Language.supported {
-            let lproj = folder?.appendingPathComponent(language.catalogFolder)
-            guard let lproj, let bundle = Bundle(path: lproj.path) else {
+        for language in Language.supported where language != .english {
+            guard let lproj = folder?.appendingPathComponent(language.catalogFolder),
+                  let strings = Self.strings(at: lproj.appendingPathComponent("Localizable.strings"))
+            else {
                 missing.append(language.rawValue)
                 continue
             }
             var table = english.phrases
             for phrase in Phrase.allCases {
-                let text = bundle.localizedString(forKey: phrase.rawValue, value: Self.absent, table: "Localizable")
-                if text != Self.absent { table[phrase] = Template(text) }
+                if let text = strings[phrase.rawValue] { table[phrase] = Template(text) }
             }
             phrases[language] = table
             plurals[language] = Self.plurals(at: lproj.appendingPathComponent("Plurals.stringsdict"), fallback: english.plurals)
         }
-        for language in Language.supported where phrases[language] == nil {
-            phrases[language] = english.phrases
-            plurals[language] = english.plurals
-        }
-        phrases[.pseudo] = (phrases[.english] ?? english.phrases).mapValues(\.pseudo)
-        plurals[.pseudo] = (plurals[.english] ?? english.plurals).mapValues { $0.mapValues(\.pseudo) }
         self.phrases = phrases
         self.plurals = plurals
         problem = missing.isEmpty ? nil
             : "no catalogs for \(missing.joined(separator: ", ")) in \(folder?.path ?? "any folder next to the binary"); those chats are answered in English"
     }
 
-    /// What no catalog says: a key `localizedString` does not know comes back as this.
-    private static let absent = "\u{0}"
+    /// A `.strings` file, which is an old-style property list of strings. Read as one rather
+    /// than through `Bundle`, which would keep a second copy of every language's sentences
+    /// for the life of the process.
+    private static func strings(at url: URL) -> [String: String]? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: String]
+    }
 
     /// The English built into the binary.
     private static let english: (phrases: [Phrase: Template], plurals: [Counted: [PluralCategory: Template]]) = (
@@ -69,12 +70,16 @@ final class Catalog: Sendable {
         return table
     }
 
+    /// The pseudo-locale's, made from English when asked for: only tests and `--language`
+    /// ask, and keeping it would cost as much memory as a language.
     func template(_ phrase: Phrase, in language: Language) -> Template {
-        phrases[language]?[phrase] ?? Template(phrase.english)
+        if language == .pseudo { return template(phrase, in: .english).pseudo }
+        return phrases[language]?[phrase] ?? Template(phrase.english)
     }
 
     /// The form for `n`: its CLDR category's, or `other`'s where the catalog has none.
     func template(_ counted: Counted, _ n: Int, in language: Language) -> Template {
+        if language == .pseudo { return template(counted, n, in: .english).pseudo }
         let forms = plurals[language]?[counted]
         return forms?[PluralCategory(n, in: language)] ?? forms?[.other] ?? Template(n == 1 ? counted.english.one : counted.english.other)
     }
