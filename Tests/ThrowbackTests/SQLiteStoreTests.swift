@@ -192,7 +192,7 @@ import TestLogging
 }
 
 @Suite struct StoredDateTests {
-    @Test(arguments: [0.0, 0.999, 59.5, 59.9996, 86_399.9999, 951_782_400.123, 1_700_000_000.0, 1_795_000_000.987_6, 4_102_444_799.999, 253_402_300_799.0])
+    @Test(arguments: [0.0, 0.999, 59.5, 59.9996, 86_399.9999, 951_782_400.123, 1_700_000_000.0, 1_795_000_000.987_6, 4_102_444_799.999, 253_402_300_799.0, 253_402_300_800.0])
     func aDateIsWrittenAsGRDBWritesIt(seconds: Double) {
         let date = Date(timeIntervalSince1970: seconds)
         #expect(StoredDate.text(date).databaseValue == date.databaseValue)
