@@ -212,11 +212,18 @@ private struct Rendering: Hashable, Sendable {
         let (x, y) = (a.summary, b.summary)
         return a.formatter == b.formatter && same(x.user, y.user) && x.range == y.range && x.yearsAgo == y.yearsAgo
             && x.hiddenCount == y.hiddenCount && x.minimumPlayCount == y.minimumPlayCount && x.albums.count == y.albums.count
-            // By index, reading fields in place: a zip would copy every album.
-            && (0..<max(0, min(x.albums.count, a.formatter.maxAlbums))).allSatisfy { index in
-                same(x.albums[index].artist, y.albums[index].artist) && same(x.albums[index].name, y.albums[index].name)
-                    && x.albums[index].playCount == y.albums[index].playCount
-            }
+            // A chart from the answers cache gives its summaries one array of albums: the same
+            // albums, byte for byte, with nothing to compare.
+            && (sameStorage(x.albums, y.albums)
+                // By index, reading fields in place: a zip would copy every album.
+                || (0..<max(0, min(x.albums.count, a.formatter.maxAlbums))).allSatisfy { index in
+                    same(x.albums[index].artist, y.albums[index].artist) && same(x.albums[index].name, y.albums[index].name)
+                        && x.albums[index].playCount == y.albums[index].playCount
+                })
+    }
+
+    private static func sameStorage(_ a: [ChartAlbum], _ b: [ChartAlbum]) -> Bool {
+        a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 
     private static func same(_ a: String, _ b: String) -> Bool {
