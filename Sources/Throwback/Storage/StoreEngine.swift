@@ -3,8 +3,9 @@ import Foundation
 /// The store inside one transaction, as its SQL engine runs it: everything above the engine
 /// (`StoreTransaction`, the journal, the outbox, the pruner, the Last.fm cache) speaks to the
 /// database through this alone, in SQL both engines accept (`?` placeholders, upserts by
-/// `ON CONFLICT`, no row ids, no `RETURNING` where a statement runs per message). Synchronous: a body runs whole on the thread the engine gives
-/// it, as a commit's writes do today.
+/// `ON CONFLICT`, no row ids, no `RETURNING` where a statement runs per message).
+/// Synchronous: a body runs whole on the thread the engine gives it, as a commit's writes do
+/// today.
 protocol StoreSession {
     /// Runs a statement; returns how many rows it changed. Its SQL is prepared once per
     /// connection and kept, keyed by its text.
