@@ -44,8 +44,9 @@ public struct LastFMCall<Response: Codable & Sendable>: Sendable {
         // Bytes, not text appended piece by piece: a key is made for every warm look-up, and
         // escaping scalar by scalar into a `String` cost 4% of a warm burst's instructions. The
         // three characters are ASCII, so no byte of another character is ever one of them.
-        var key = Array(method.utf8)
-        key.reserveCapacity(parameters.reduce(key.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        var key: [UInt8] = []
+        key.reserveCapacity(parameters.reduce(method.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        key.append(contentsOf: method.utf8)
         for (name, value) in parameters {
             key.append(UInt8(ascii: "|"))
             key.append(contentsOf: name.utf8)

@@ -104,10 +104,16 @@ final class JSONTape: Sendable {
         let value = values[index]
         return bytes.withUnsafeBufferPointer { all in
             let raw = UnsafeBufferPointer(rebasing: all[Int(value.start)..<Int(value.end)])
-            guard value.flag else { return String(validating: raw, as: UTF8.self) }
-            guard let unescaped = Self.unescape(raw) else { return nil }
-            return String(validating: unescaped, as: UTF8.self)
+            guard value.flag else { return Self.validString(raw) }
+            return Self.unescape(raw).flatMap { $0.withUnsafeBufferPointer(Self.validString) }
         }
+    }
+
+    /// The text of UTF-8 bytes; nil if they are not valid UTF-8. ASCII, nearly every string
+    /// of an answer, needs no check: `String(validating:)` looks up generic metadata for
+    /// each string, which cost more than reading the rest of it.
+    private static func validString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        bytes.allSatisfy { $0 < 0x80 } ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     /// The bytes of the value at `index` as they are in the document, quotes included.

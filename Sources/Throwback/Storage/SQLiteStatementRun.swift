@@ -13,9 +13,9 @@ struct SQLiteStatementRun {
     /// Binds `arguments` to `statement`; throws if their number is not the statement's.
     init(_ statement: Statement, _ arguments: [StoreValue]) throws {
         self.statement = statement
+        // Every run resets the statement and clears its bindings when it ends, even when it
+        // fails: nothing is left to undo first.
         let handle = statement.sqliteStatement
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         guard sqlite3_bind_parameter_count(handle) == arguments.count else {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
