@@ -120,7 +120,7 @@ import TestLogging
     }
 
     /// A database from before the bounds: its cache's size is counted, its rows count as
-    /// used at the upgrade, and a sent photo's bytes go.
+    /// used at the upgrade, a sent photo's bytes go, and a waiting one's go once it is sent.
     @Test func theUpgradeCountsTheCacheAndDropsSentPhotos() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("v6-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -141,6 +141,9 @@ import TestLogging
         #expect(try await store.read { session in try session.value("SELECT count(*) FROM lastfmCache WHERE usedAt IS NULL") as Int? } == 0)
         let uploads: [Bool] = try await store.read { session in try session.column("SELECT upload IS NOT NULL FROM outboxBody ORDER BY id") }
         #expect(uploads == [false, true])
+        // Still waiting at the upgrade, it is known to upload a picture: once sent, its bytes go too.
+        try await store.write { transaction in try transaction.recordSent([(2, 10)], at: Date()) }
+        #expect(try await store.read { session in try session.value("SELECT upload IS NOT NULL FROM outboxBody WHERE id = 2") as Bool? } == false)
     }
 
     /// Pruning finds unused album info by the index of album info alone, so that a pass never

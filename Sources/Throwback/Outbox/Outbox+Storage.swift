@@ -12,13 +12,13 @@ extension StoreTransaction {
             var message = message
             // Encoded once: the same bytes are stored and, later, sent.
             let parameters = message.request.encodeParameters()
+            let upload = message.request.attachments[OutboxCoding.photoPart]?.data
             message.id = try session.insert(
-                "INSERT INTO outbox (chatID, kind, state, createdAt, expiresAt) VALUES (?, ?, 'pending', ?, ?)",
-                [.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt)]
+                "INSERT INTO outbox (chatID, kind, state, createdAt, expiresAt, uploads) VALUES (?, ?, 'pending', ?, ?, ?)",
+                [.integer(message.chatID), .text(message.kind.rawValue), created, .date(message.expiresAt), .integer(upload == nil ? 0 : 1)]
             )
             _ = try session.execute("INSERT INTO outboxBody (id, method, parameters, upload, collage) VALUES (?, ?, ?, ?, ?)", [
-                .integer(message.id), .text(message.request.method), .blob(parameters),
-                StoreValue(message.request.attachments[OutboxCoding.photoPart]?.data), StoreValue(message.photoKey),
+                .integer(message.id), .text(message.request.method), .blob(parameters), StoreValue(upload), StoreValue(message.photoKey),
             ])
             return message
         }

@@ -270,31 +270,7 @@ extension SQLiteEngine {
                 DROP INDEX lastfmCacheAlbumsByUse;
                 """)
         }
-        migrator.registerMigration("v12: each chat's updates handled by one replica at a time, under a lease") { db in
-            // Which chat an update is of, and the lane of replicas sharing one database: the
-            // replica that handles the chat's updates, and when its lease runs out. And the
-            // replicas seen lately, which share Telegram's overall flood limit.
-            try db.execute(sql: """
-                ALTER TABLE journalEntry ADD COLUMN chatID INTEGER;
-                CREATE INDEX journalEntryWaiting ON journalEntry(sequence) WHERE payload IS NOT NULL;
-                CREATE TABLE journalLane (chatID INTEGER PRIMARY KEY NOT NULL, owner TEXT NOT NULL, expiresAt DATETIME NOT NULL);
-                CREATE TABLE replica (owner TEXT PRIMARY KEY NOT NULL, seenAt DATETIME NOT NULL);
-                """)
-        }
-        migrator.registerMigration("v13: the language each chat's admins chose") { db in
-            // Nil until an admin chooses: a group speaks English, a private chat its person's language.
-            try db.execute(sql: "ALTER TABLE chat ADD COLUMN language TEXT")
-        }
-        migrator.registerMigration("v14: the outbox's settled states named one by one where its pictures are dropped") { db in
-            // `IN` a list of three makes SQLite build a table each time a message's state changes.
-            try db.execute(sql: """
-                DROP TRIGGER outboxUploadDropped;
-                CREATE TRIGGER outboxUploadDropped AFTER UPDATE OF state ON outbox
-                WHEN NEW.state = 'sent' OR NEW.state = 'unconfirmed' OR NEW.state = 'dropped' BEGIN
-                    UPDATE outboxBody SET upload = NULL WHERE id = NEW.id AND upload IS NOT NULL;
-                END;
-                """)
-        }
+        registerTwinnedMigrations(&migrator)
         return migrator
     }
 }

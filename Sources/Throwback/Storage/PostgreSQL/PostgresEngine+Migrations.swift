@@ -122,6 +122,17 @@ extension PostgresEngine {
             WHEN (NEW.state = 'sent' OR NEW.state = 'unconfirmed' OR NEW.state = 'dropped') EXECUTE FUNCTION outboxUploadDropped()
             """,
         ]),
+        // As SQLite's v15, but for the index of waiting updates: replicas read what waits every few moments.
+        Migration(identifier: "v15: pictures dropped only from messages that upload one; no index of waiting updates on SQLite", statements: [
+            "ALTER TABLE outbox ADD COLUMN uploads BIGINT NOT NULL DEFAULT 0",
+            "UPDATE outbox SET uploads = 1 WHERE id IN (SELECT id FROM outboxBody WHERE upload IS NOT NULL)",
+            "DROP TRIGGER outboxUploadDropped ON outbox",
+            """
+            CREATE TRIGGER outboxUploadDropped AFTER UPDATE OF state ON outbox FOR EACH ROW
+            WHEN (NEW.uploads = 1 AND (NEW.state = 'sent' OR NEW.state = 'unconfirmed' OR NEW.state = 'dropped'))
+            EXECUTE FUNCTION outboxUploadDropped()
+            """,
+        ]),
     ]
 
     /// Runs the migrations not yet run, in one transaction that holds the write lock: replicas
