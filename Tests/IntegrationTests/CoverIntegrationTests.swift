@@ -1,6 +1,7 @@
 import Clocks
 import Covers
 import Foundation
+import GRDB
 import Synchronization
 import Telegram
 import Testing
@@ -72,6 +73,11 @@ final class RecordingRenderer: CollageRendering {
         let info = try ImageInfo(inspecting: try #require(photo.files["photo"]))
         #expect(info.format == .jpeg)
         #expect(info.dimensions == ImageDimensions(width: 900, height: 900))
+        // Sent, the picture is never uploaded again: its bytes are not kept.
+        let database = try DatabaseQueue(path: harness.databasePath)
+        #expect(try await database.read { db in try String.fetchAll(db, sql: "SELECT state FROM outbox") } == ["sent"])
+        #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outboxBody WHERE upload IS NOT NULL") } == 0)
+        try database.close()
         await harness.stop()
     }
 

@@ -58,7 +58,7 @@ import WeeklyCharts
         let enqueued = try await store.write { try $0.enqueue(messages, at: date) }
         try await store.write { transaction in
             _ = try transaction.claimForSending([enqueued[0].id], owner: "test", at: date)
-            try transaction.recordSent([(enqueued[0].id, 1)], at: date)
+            try transaction.recordSent([OutboxReceipt(id: enqueued[0].id, messageID: 1)], at: date)
             try transaction.saveButtonName("name-\(tag)", key: tag, at: date)
             try transaction.saveCollageFileID("file-\(tag)", for: CollageKey(user: tag, week: 0, minimumPlayCount: 1), at: date)
             let week = Int64(date.timeIntervalSince1970)
@@ -128,7 +128,7 @@ import WeeklyCharts
         let enqueued = try await store.write { try $0.enqueue(Array(repeating: message, count: 8), at: Self.then) }
         try await store.write { transaction in
             _ = try transaction.claimForSending(enqueued.dropLast().map(\.id), owner: "test", at: Self.then)
-            try transaction.recordSent(enqueued.dropLast().map { ($0.id, 1) }, at: Self.then)
+            try transaction.recordSent(enqueued.dropLast().map { OutboxReceipt(id: $0.id, messageID: 1) }, at: Self.then)
         }
         let pruner = StoragePruner(
             store: store, lifetimes: .init(finishedMessageCount: 3), listeningCacheBytes: 1 << 30, batch: 2, now: { Self.then },
@@ -162,20 +162,28 @@ import WeeklyCharts
         let store = try await engine.makeStore()
         let jpeg = Data(repeating: 0xD8, count: 40_000)
         let upload = InputFile(filename: "collage.jpg", contentType: "image/jpeg", data: jpeg)
-        let photo = OutboxMessage(
-            chatID: -1, kind: .reply, request: TelegramRequest<SentMessage>.sendPhoto(chatID: -1, photo: .upload(upload), captionHTML: "x"),
-            expiresAt: Self.later
-        )
-        let enqueued = try await store.write { try $0.enqueue([photo, photo, photo, photo], at: Self.then) }
+        let photo = { (chat: Int64) in
+            OutboxMessage(
+                chatID: chat, kind: .reply, request: TelegramRequest<SentMessage>.sendPhoto(chatID: chat, photo: .upload(upload), captionHTML: "x"),
+                expiresAt: Self.later
+            )
+        }
+        let messages = [photo(-1), photo(-1), photo(-1), photo(-1), photo(-2), photo(-1)]
+        let enqueued = try await store.write { try $0.enqueue(messages, at: Self.then) }
         try await store.write { transaction in
             _ = try transaction.claimForSending(enqueued.prefix(2).map(\.id), owner: "test", at: Self.then)
-            try transaction.recordSent([(enqueued[0].id, 10)], at: Self.then)
+            try transaction.recordSent([OutboxReceipt(id: enqueued[0].id, messageID: 10, uploads: enqueued[0].uploads)], at: Self.then)
             _ = try transaction.settleAbandoned(sendingBefore: Self.later, at: Self.then)
-            try transaction.settle(enqueued[2].id, as: .dropped, note: "refused", at: Self.then)
+            try transaction.settle(enqueued[2], as: .dropped, note: "refused", at: Self.then)
+            // Taken by another process meanwhile, which is sending it: not dropped here.
+            _ = try transaction.claimForSending([enqueued[3].id], owner: "other", at: Self.then)
+            try transaction.settle(enqueued[3], as: .dropped, note: "expired unsent", ifPending: true, at: Self.then)
+            _ = try transaction.dropPending(chat: -2, note: "chat gone", at: Self.then)
         }
         // Sent, possibly sent, dropped: never sent again, so the picture's bytes are gone.
-        for message in enqueued.prefix(3) { #expect(try await store.upload(of: message) == nil) }
-        #expect(try await store.upload(of: enqueued[3])?.data == jpeg)
+        for index in [0, 1, 2, 4] { #expect(try await store.upload(of: enqueued[index]) == nil, "message \(index)") }
+        // Still to be sent, by another process or this one.
+        for index in [3, 5] { #expect(try await store.upload(of: enqueued[index])?.data == jpeg, "message \(index)") }
     }
 
     /// A run of 5,000 users' weeks through the cached Last.fm client: each pass brings the

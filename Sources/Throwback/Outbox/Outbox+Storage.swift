@@ -56,31 +56,48 @@ extension StoreTransaction {
     /// Records what became of a message: sent (with Telegram's message id), unconfirmed, or
     /// dropped; with `ifPending`, only if no process has taken it meanwhile.
     func settle(
-        _ id: Int64, as state: OutboxMessage.State, messageID: Int64? = nil, note: String? = nil, ifPending: Bool = false, at now: Date
+        _ message: OutboxMessage, as state: OutboxMessage.State, messageID: Int64? = nil, note: String? = nil, ifPending: Bool = false,
+        at now: Date
     ) throws {
         let sql = ifPending
             ? "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ? AND state = 'pending'"
             : "UPDATE outbox SET state = ?, messageID = ?, note = ?, doneAt = ? WHERE id = ?"
-        _ = try session.execute(sql, [.text(state.rawValue), StoreValue(messageID), StoreValue(note), .date(now), .integer(id)])
+        let changed = try session.execute(sql, [.text(state.rawValue), StoreValue(messageID), StoreValue(note), .date(now), .integer(message.id)])
+        if changed > 0, message.uploads { try dropUploads(of: [message.id]) }
     }
 
     /// Records messages as sent, with Telegram's ids for them.
-    func recordSent(_ sends: [(id: Int64, messageID: Int64?)], at now: Date) throws {
-        guard !sends.isEmpty else { return }
+    func recordSent(_ receipts: [OutboxReceipt], at now: Date) throws {
+        guard !receipts.isEmpty else { return }
         let date = StoreValue.date(now)
-        for send in sends {
-            _ = try session.execute("UPDATE outbox SET state = 'sent', messageID = ?, doneAt = ? WHERE id = ?", [StoreValue(send.messageID), date, .integer(send.id)])
+        for receipt in receipts {
+            _ = try session.execute("UPDATE outbox SET state = 'sent', messageID = ?, doneAt = ? WHERE id = ?", [StoreValue(receipt.messageID), date, .integer(receipt.id)])
         }
+        try dropUploads(of: receipts.filter(\.uploads).map(\.id))
+    }
+
+    /// A settled message is never sent again: the picture it uploads goes at once, not when its
+    /// row is pruned. Done here, for the messages that upload one, and not by a trigger: a
+    /// trigger on the outbox makes SQLite keep a statement journal for every change of state,
+    /// a text message's too.
+    private func dropUploads(of ids: [Int64]) throws {
+        for id in ids { _ = try session.execute("UPDATE outboxBody SET upload = NULL WHERE id = ?", [.integer(id)]) }
+    }
+
+    /// The ids of the rows a settling `UPDATE … RETURNING id, uploads` changed, their pictures dropped.
+    private func settled(_ sql: String, _ arguments: [StoreValue]) throws -> [Int64] {
+        let rows = try session.rows(sql, arguments)
+        try dropUploads(of: rows.filter { try $0.get(1) as Int64 == 1 }.map { try $0.get(0) })
+        return try rows.map { try $0.get(0) }
     }
 
     /// Drops every message still waiting for `chat`, which can no longer be posted to;
     /// returns their ids.
     func dropPending(chat: Int64, note: String, at now: Date) throws -> [Int64] {
-        let ids: [Int64] = try session.column("SELECT id FROM outbox WHERE state = 'pending' AND chatID = ?", [.integer(chat)])
-        _ = try session.execute(
-            "UPDATE outbox SET state = 'dropped', note = ?, doneAt = ? WHERE state = 'pending' AND chatID = ?", [.text(note), .date(now), .integer(chat)]
+        try settled(
+            "UPDATE outbox SET state = 'dropped', note = ?, doneAt = ? WHERE state = 'pending' AND chatID = ? RETURNING id, uploads",
+            [.text(note), .date(now), .integer(chat)]
         )
-        return ids
     }
 
     /// A group became a supergroup: the messages still waiting for it go to the new id, in
@@ -101,10 +118,10 @@ extension StoreTransaction {
     /// Messages left "sending" by a process that is gone (none sends for as long as
     /// `before` lies back): they may have left, so they are never sent again.
     func settleAbandoned(sendingBefore cutoff: Date, at now: Date) throws -> Int {
-        try session.execute(
-            "UPDATE outbox SET state = 'unconfirmed', note = 'its process stopped while sending it', doneAt = ? WHERE state = 'sending' AND sendingAt < ?",
-            [.date(now), .date(cutoff)]
-        )
+        try settled("""
+            UPDATE outbox SET state = 'unconfirmed', note = 'its process stopped while sending it', doneAt = ?
+            WHERE state = 'sending' AND sendingAt < ? RETURNING id, uploads
+            """, [.date(now), .date(cutoff)]).count
     }
 
     /// Forgets up to `limit` messages: those done before `cutoff`, then the oldest done ones

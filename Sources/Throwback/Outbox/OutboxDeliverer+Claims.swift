@@ -44,7 +44,9 @@ extension OutboxDeliverer {
                 let behind = replicas ? try transaction.chatsWithOlderPending(than: batch.filter { !expired.contains($0.id) }) : []
                 // Held now, or for a while yet without a word to the database.
                 let holds = { (chat: Int64) in (held.contains(chat) || !leasing.contains(chat)) && !behind.contains(chat) }
-                for id in expired { try transaction.settle(id, as: .dropped, note: "expired unsent", ifPending: true, at: now) }
+                for message in batch where expired.contains(message.id) {
+                    try transaction.settle(message, as: .dropped, note: "expired unsent", ifPending: true, at: now)
+                }
                 let claimed = try transaction.claimForSending(
                     batch.filter { !expired.contains($0.id) && holds($0.chatID) }.map(\.id), owner: owner, at: now
                 )

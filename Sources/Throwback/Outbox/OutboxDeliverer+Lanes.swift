@@ -38,7 +38,7 @@ extension OutboxDeliverer {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         /// Sends whose success is recorded with the next write, rather than in one of their own.
-        var unrecorded: [(id: Int64, messageID: Int64?)] = []
+        var unrecorded: [OutboxReceipt] = []
         /// Groups that became supergroups while this process ran, to their new ids.
         var migrated: [Int64: Int64] = [:]
         /// Chats whose lanes emptied: their leases are given up with the next write.

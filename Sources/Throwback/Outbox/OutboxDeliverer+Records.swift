@@ -3,7 +3,7 @@ import Logging
 
 // Records: what became of each message, written to the outbox.
 extension OutboxDeliverer {
-    func takeUnrecorded() -> [(id: Int64, messageID: Int64?)] {
+    func takeUnrecorded() -> [OutboxReceipt] {
         state.withLock { state in
             defer { state.unrecorded = [] }
             return state.unrecorded
@@ -36,7 +36,7 @@ extension OutboxDeliverer {
         metrics.increment("vinylogue_outbox_messages_total", [("outcome", outcome.rawValue)])
         let now = now()
         do {
-            try await store.write { try $0.settle(message.id, as: outcome, messageID: messageID, note: note, ifPending: ifPending, at: now) }
+            try await store.write { try $0.settle(message, as: outcome, messageID: messageID, note: note, ifPending: ifPending, at: now) }
         } catch {
             // The message stays marked as sending: a later scan counts it as possibly sent.
             logger.error("could not record what became of a message", metadata: ["outcome": "\(outcome.rawValue)", "error": "\(error)"])

@@ -32,8 +32,7 @@ extension OutboxDeliverer {
     /// The request as it goes now: an upload of a picture that has a `file_id` by now is sent
     /// by that id instead; an upload read back from the outbox gets its bytes.
     private func prepared(_ message: OutboxMessage) async throws -> TelegramRequest<MessageReceipt> {
-        let uploads = message.uploadInRow || !message.request.attachments.isEmpty
-        if uploads, let key = message.photoKey, let photos, let fileID = await photos.fileID(forPhoto: key) {
+        if message.uploads, let key = message.photoKey, let photos, let fileID = await photos.fileID(forPhoto: key) {
             return message.request.withPhoto(.fileID(fileID))
         }
         guard message.uploadInRow, let photo = try await store.upload(of: message) else { return message.request }
@@ -65,7 +64,7 @@ extension OutboxDeliverer {
             // Recorded with the next write: until then, a crash leaves it counted as possibly
             // sent, which is as good, since it is never sent again either way.
             metrics.increment("vinylogue_outbox_messages_total", [("outcome", OutboxMessage.State.sent.rawValue)])
-            state.withLock { $0.unrecorded.append((message.id, receipt.message?.messageID)) }
+            state.withLock { $0.unrecorded.append(OutboxReceipt(id: message.id, messageID: receipt.message?.messageID, uploads: message.uploads)) }
             return .done
         } catch {
             return await failed(

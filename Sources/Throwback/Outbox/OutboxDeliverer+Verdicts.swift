@@ -44,7 +44,7 @@ extension OutboxDeliverer {
             do {
                 let dropped = try await store.write { transaction in
                     try transaction.markInactive(message.chatID)
-                    try transaction.settle(message.id, as: .dropped, note: "chat gone", at: now)
+                    try transaction.settle(message, as: .dropped, note: "chat gone", at: now)
                     return try transaction.dropPending(chat: message.chatID, note: "chat gone", at: now)
                 }
                 metrics.increment("vinylogue_outbox_messages_total", [("outcome", "dropped")], by: Int64(dropped.count + 1))

@@ -35,6 +35,9 @@ public struct OutboxMessage: Sendable {
     /// database, a row's upload is loaded only when it is about to be sent.
     var uploadInRow = false
 
+    /// Whether the message uploads a picture, whose bytes go once it is settled.
+    var uploads: Bool { uploadInRow || request.attachments[OutboxCoding.photoPart] != nil }
+
     public init(
         chatID: Int64, kind: Kind, request: TelegramRequest<some JSONReadable>, photoKey: String? = nil, expiresAt: Date
     ) {
@@ -46,6 +49,15 @@ public struct OutboxMessage: Sendable {
     }
 }
 
+/// A message Telegram took, to be recorded as sent.
+struct OutboxReceipt: Sendable {
+    /// The outbox row.
+    var id: Int64
+    /// The message's id in its chat, for a later edit.
+    var messageID: Int64?
+    /// It uploaded a picture, whose bytes are then dropped.
+    var uploads = false
+}
 
 /// How long each kind of message may wait, from `REPLY_TTL` and the Last.fm week.
 public struct OutboxLifetimes: Sendable {

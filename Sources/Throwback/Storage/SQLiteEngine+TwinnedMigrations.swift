@@ -47,5 +47,10 @@ extension SQLiteEngine {
                 DROP INDEX journalEntryWaiting;
                 """)
         }
+        migrator.registerMigration("v16: pictures dropped by the code that settles their messages, not by a trigger") { db in
+            // A trigger on the outbox's state made SQLite keep a statement journal for every
+            // change of state, a text message's too (see `StoreTransaction.dropUploads`).
+            try db.execute(sql: "DROP TRIGGER outboxUploadDropped")
+        }
     }
 }

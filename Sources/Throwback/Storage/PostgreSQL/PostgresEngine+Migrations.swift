@@ -133,6 +133,10 @@ extension PostgresEngine {
             EXECUTE FUNCTION outboxUploadDropped()
             """,
         ]),
+        Migration(identifier: "v16: pictures dropped by the code that settles their messages, not by a trigger", statements: [
+            "DROP TRIGGER outboxUploadDropped ON outbox",
+            "DROP FUNCTION outboxUploadDropped()",
+        ]),
     ]
 
     /// Runs the migrations not yet run, in one transaction that holds the write lock: replicas
