@@ -62,7 +62,7 @@ struct InlineLoad {
         let cold = try await type(for: [Self.firstUserID - 1], fakes, child, expecting: 1)
         let coldLastFM = await fakes.lastFM.count()
         let people = (0..<Int64(users)).map { Self.firstUserID + $0 }
-        guard let cpuBefore = child.cpuTime else { throw LoadError("cannot read /proc/\(child.pid)/stat") }
+        guard let cpuBefore = child.cpuTime else { throw LoadError("cannot read the bot's CPU time") }
         let warm = try await type(for: people, fakes, child, expecting: 1 + users)
         guard let cpuAfter = child.cpuTime else { throw LoadError("the bot ended while answering") }
         let lastFMWhileWarm = await fakes.lastFM.count() - coldLastFM

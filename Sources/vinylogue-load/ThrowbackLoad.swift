@@ -93,7 +93,7 @@ struct ThrowbackLoad {
 
         progress("one cold request")
         var nextUser = Self.firstUserID
-        guard let coldBefore = child.cpuTime else { throw LoadError("cannot read /proc/\(child.pid)/stat") }
+        guard let coldBefore = child.cpuTime else { throw LoadError("cannot read the bot's CPU time") }
         try await send(1, from: &nextUser, fakes, child, expecting: 1)
         guard let coldAfter = child.cpuTime else { throw LoadError("the bot ended after its first reply") }
         progress("warm-up: \(warmUp) requests")
@@ -110,7 +110,7 @@ struct ThrowbackLoad {
         let sentBefore = await fakes.sentMessages().count
         let lastFMBefore = await fakes.lastFM.count()
         guard let cpuBefore = child.cpuTime, let switchesBefore = child.contextSwitches else {
-            throw LoadError("cannot read /proc/\(child.pid)/stat and task/*/status")
+            throw LoadError("cannot read the bot's CPU time and /proc/\(child.pid)/task/*/status")
         }
         let serverBefore = try serverCPUTime()
         let burst = AnonymousMemoryPeak(of: child)
