@@ -120,7 +120,7 @@ import TestLogging
     }
 
     /// A database from before the bounds: its cache's size is counted, its rows count as
-    /// used at the upgrade, a sent photo's bytes go, and a waiting one's go once it is sent.
+    /// used at the upgrade, a sent photo's bytes go, and a waiting one's go once it is settled.
     @Test func theUpgradeCountsTheCacheAndDropsSentPhotos() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("v6-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -141,8 +141,8 @@ import TestLogging
         #expect(try await store.read { session in try session.value("SELECT count(*) FROM lastfmCache WHERE usedAt IS NULL") as Int? } == 0)
         let uploads: [Bool] = try await store.read { session in try session.column("SELECT upload IS NOT NULL FROM outboxBody ORDER BY id") }
         #expect(uploads == [false, true])
-        // Still waiting at the upgrade, it is known to upload a picture: read back to be sent,
-        // and by the drop of its chat's queue, whose bytes go too.
+        // Still waiting at the upgrade, it is known to upload a picture, both when read back to
+        // be sent and when its chat's queue is dropped: then its bytes go too.
         let waiting = try await store.read { session in try OutboxCoding.messages([2], in: session) }
         #expect(waiting.map(\.uploads) == [true])
         #expect(try await store.write { transaction in try transaction.dropPending(chat: -1, note: "chat gone", at: Date()) } == [2])

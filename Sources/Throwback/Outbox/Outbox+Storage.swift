@@ -81,7 +81,7 @@ extension StoreTransaction {
     /// trigger on the outbox makes SQLite keep a statement journal for every change of state,
     /// a text message's too.
     private func dropUploads(of ids: [Int64]) throws {
-        for id in ids { _ = try session.execute("UPDATE outboxBody SET upload = NULL WHERE id = ?", [.integer(id)]) }
+        for id in ids { _ = try session.execute("UPDATE outboxBody SET upload = NULL WHERE id = ? AND upload IS NOT NULL", [.integer(id)]) }
     }
 
     /// The ids of the rows a settling `UPDATE … RETURNING id, uploads` changed, their pictures dropped.
